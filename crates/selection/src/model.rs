@@ -86,6 +86,15 @@ pub enum Family {
     Ipv6,
 }
 
+impl std::fmt::Display for Family {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Family::Ipv4 => "IPv4",
+            Family::Ipv6 => "IPv6",
+        })
+    }
+}
+
 /// A route from the kernel's routing tables.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Route {

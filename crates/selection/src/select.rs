@@ -269,6 +269,8 @@ fn vip_warnings(snap: &Snapshot, req: &Request, vp: &vip_path::VipPath) -> Vec<W
             .any(|(a, v)| match v {
                 // The subnet may hold this target although an earlier target matched first.
                 VipVerdict::Matches { target, .. } => *target == t.ip || a.cidr().contains(t.ip),
+                // The address is the target itself; its subnet still counts as local.
+                VipVerdict::IsTarget { .. } => a.cidr().contains(t.ip),
                 _ => false,
             });
         if !local {

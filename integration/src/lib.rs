@@ -1,0 +1,29 @@
+//! Test harness shared by every daemon's integration tests: network namespaces with veth
+//! links, addresses and routes, each owning its resources and removing them in `Drop`, with
+//! names unique per test so tests run in parallel.
+//!
+//! These tests need root. Outside CI a test without root prints why and passes as skipped;
+//! under `CI=true` the same situation fails the test, so CI can never skip one silently.
+
+mod netns;
+
+pub use netns::{Netns, unique_name};
+
+/// Whether the caller may run a root-only test. Prints why not; panics under `CI=true`.
+pub fn require_root(test: &str) -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let root = unsafe { geteuid() } == 0;
+    if !root {
+        let msg = format!("{test}: needs root (network namespaces); run as root or via sudo");
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{msg} (CI=true: a skip is a failure)"
+        );
+        eprintln!("SKIPPED {msg}");
+    }
+    root
+}
+
+unsafe extern "C" {
+    fn geteuid() -> u32;
+}

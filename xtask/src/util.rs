@@ -1,0 +1,44 @@
+//! Small process helpers.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+/// The workspace root (xtask lives one level below it).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_owned()
+}
+
+/// `cargo` as invoked by the user (respects `$CARGO`), run from the workspace root.
+pub fn cargo() -> Command {
+    let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+/// Runs `cmd` with inherited stdio and fails on a non-zero exit.
+pub fn run(cmd: &mut Command) -> anyhow::Result<()> {
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot run {cmd:?}"))?;
+    if !status.success() {
+        bail!("{cmd:?} failed: {status}");
+    }
+    Ok(())
+}
+
+/// Builds the release binaries and returns the path of `name`.
+pub fn release_binary(name: &str) -> anyhow::Result<PathBuf> {
+    run(cargo().args(["build", "--release", "--quiet", "--locked", "--bin", name]))?;
+    Ok(root().join("target/release").join(name))
+}
+
+/// Whether the process runs as root.
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}

@@ -37,7 +37,7 @@ impl NetlinkReader {
     /// Opens the socket with strict checking, so the kernel itself restricts the route dump to
     /// the main table. Needs a tokio runtime with I/O enabled.
     pub fn connect() -> Result<Self, NetlinkError> {
-        let mut socket = TokioSocket::new(NETLINK_ROUTE as isize).map_err(NetlinkError::Socket)?;
+        let mut socket = TokioSocket::new(NETLINK_ROUTE).map_err(NetlinkError::Socket)?;
         let s = socket.socket_mut();
         s.set_netlink_get_strict_chk(true)
             .map_err(NetlinkError::Socket)?;

@@ -1,3 +1,4 @@
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -19,10 +20,11 @@ fn init_logging(cli: &Cli) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal());
     // journald adds its own timestamps.
     if std::env::var_os("JOURNAL_STREAM").is_some() {
-        builder.without_time().with_ansi(false).init();
+        builder.without_time().init();
     } else {
         builder.init();
     }

@@ -4,60 +4,12 @@ use std::fs;
 use std::process::Command;
 
 use anyhow::{Context, anyhow, bail};
-use integration::Netns;
+use integration::{Netns, topology};
 
 use crate::util::{is_root, release_binary};
 
-/// The demo node: eth0 on the machine network (dual-stack), eth1 a second NIC whose default
-/// route has a lower metric, the situation that made upstream pick the wrong IP.
-const SETUP: &[&[&str]] = &[
-    &["addr", "add", "192.0.2.10/24", "dev", "eth0"],
-    &["addr", "add", "2001:db8:a::10/64", "dev", "eth0", "nodad"],
-    &[
-        "addr",
-        "add",
-        "192.0.2.100/32",
-        "dev",
-        "eth0",
-        "label",
-        "eth0:vip",
-    ],
-    &[
-        "route",
-        "add",
-        "default",
-        "via",
-        "192.0.2.1",
-        "dev",
-        "eth0",
-        "metric",
-        "100",
-    ],
-    &[
-        "-6",
-        "route",
-        "add",
-        "default",
-        "via",
-        "2001:db8:a::1",
-        "dev",
-        "eth0",
-        "metric",
-        "100",
-    ],
-    &["addr", "add", "203.0.113.10/24", "dev", "eth1"],
-    &[
-        "route",
-        "add",
-        "default",
-        "via",
-        "203.0.113.1",
-        "dev",
-        "eth1",
-        "metric",
-        "50",
-    ],
-];
+/// The API VIP, held by this node as keepalived would hold it.
+const VIP_HELD: &str = "addr add 192.0.2.100/32 dev eth0 label eth0:vip\n";
 
 pub fn run() -> anyhow::Result<()> {
     if !is_root() {
@@ -72,13 +24,11 @@ pub fn run() -> anyhow::Result<()> {
 }
 
 fn scenario(ns: &Netns, bin: &std::path::Path, dir: &std::path::Path) -> anyhow::Result<()> {
-    for nic in ["eth0", "eth1"] {
-        ns.nic(nic).map_err(|e| anyhow!(e))?;
-    }
+    topology::two_nic_node(ns).map_err(|e| anyhow!(e))?;
+    ns.ip_batch(VIP_HELD).map_err(|e| anyhow!(e))?;
     println!("== A node in network namespace {} ==", ns.name());
-    for step in SETUP {
-        ns.ip(step).map_err(|e| anyhow!(e))?;
-        println!("  ip {}", step.join(" "));
+    for line in topology::TWO_NIC_NODE.lines().chain(VIP_HELD.lines()) {
+        println!("  ip {line}");
     }
     fs::create_dir_all(dir)?;
     let hint = dir.join("nodeip-configuration");

@@ -3,6 +3,7 @@
 mod bench;
 mod demo;
 mod deps;
+mod test;
 mod util;
 
 use clap::{Parser, Subcommand};
@@ -36,7 +37,7 @@ fn main() -> anyhow::Result<()> {
         Cmd::Deps => deps::install(),
         Cmd::Test => {
             deps::install()?;
-            util::run(util::cargo().args(["test", "--workspace", "--all-targets", "--locked"]))
+            test::run()
         }
         Cmd::Demo => {
             deps::install()?;

@@ -60,10 +60,9 @@ impl Node {
         self.command(args).output().expect("run nodeip-selector")
     }
 
-    fn sh(&self, cmds: &[&[&str]]) {
-        for c in cmds {
-            self.ns.ip(c).unwrap();
-        }
+    /// Runs an `ip -batch` script in the namespace (one command per line).
+    fn ip(&self, script: &str) {
+        self.ns.ip_batch(script).unwrap();
     }
 
     fn read(&self, rel: &str) -> String {
@@ -98,51 +97,10 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// eth0: machine network, dual-stack, default routes metric 100.
-/// eth1: a second NIC whose default route has the lower metric 50.
+/// [`integration::topology::TWO_NIC_NODE`] in a fresh node.
 fn two_nic_node() -> Node {
     let n = Node::new();
-    n.ns.nic("eth0").unwrap();
-    n.ns.nic("eth1").unwrap();
-    n.sh(&[
-        &["addr", "add", "192.0.2.10/24", "dev", "eth0"],
-        &["addr", "add", "2001:db8:a::10/64", "dev", "eth0", "nodad"],
-        &[
-            "route",
-            "add",
-            "default",
-            "via",
-            "192.0.2.1",
-            "dev",
-            "eth0",
-            "metric",
-            "100",
-        ],
-        &[
-            "-6",
-            "route",
-            "add",
-            "default",
-            "via",
-            "2001:db8:a::1",
-            "dev",
-            "eth0",
-            "metric",
-            "100",
-        ],
-        &["addr", "add", "203.0.113.10/24", "dev", "eth1"],
-        &[
-            "route",
-            "add",
-            "default",
-            "via",
-            "203.0.113.1",
-            "dev",
-            "eth1",
-            "metric",
-            "50",
-        ],
-    ]);
+    integration::topology::two_nic_node(&n.ns).unwrap();
     n
 }
 
@@ -207,56 +165,13 @@ fn filters_labels_deprecated_link_local_and_other_tables() {
     let n = Node::new();
     n.ns.nic("eth0").unwrap();
     n.ns.nic("veip1").unwrap();
-    n.sh(&[
-        // A public egress IP with a label containing "eip" would win on bytes and publicness.
-        &[
-            "addr",
-            "add",
-            "198.51.100.200/24",
-            "dev",
-            "eth0",
-            "label",
-            "eth0:eip",
-        ],
-        &["addr", "add", "198.51.100.5/24", "dev", "eth0"],
-        &[
-            "addr",
-            "add",
-            "2001:db8:b::1/64",
-            "dev",
-            "eth0",
-            "nodad",
-            "preferred_lft",
-            "0",
-        ],
-        &["addr", "add", "2001:db8:b::9/64", "dev", "eth0", "nodad"],
-        // Every IPv4 address of an interface named *eip* carries that label (upstream quirk).
-        &["addr", "add", "198.51.100.1/24", "dev", "veip1"],
-        &[
-            "route",
-            "add",
-            "default",
-            "via",
-            "198.51.100.254",
-            "dev",
-            "eth0",
-            "metric",
-            "10",
-        ],
-        &[
-            "route",
-            "add",
-            "default",
-            "via",
-            "198.51.100.254",
-            "dev",
-            "veip1",
-            "metric",
-            "1",
-            "table",
-            "100",
-        ],
-    ]);
+    n.ip("addr add 198.51.100.200/24 dev eth0 label eth0:eip\n\
+         addr add 198.51.100.5/24 dev eth0\n\
+         addr add 2001:db8:b::1/64 dev eth0 nodad preferred_lft 0\n\
+         addr add 2001:db8:b::9/64 dev eth0 nodad\n\
+         addr add 198.51.100.1/24 dev veip1\n\
+         route add default via 198.51.100.254 dev eth0 metric 10\n\
+         route add default via 198.51.100.254 dev veip1 metric 1 table 100");
     let o = n.run(&["show", "--all"]);
     assert_eq!(
         stdout(&o),
@@ -280,32 +195,12 @@ fn full_length_ipv6_matches_a_vip_through_its_ra_route() {
     }
     let n = Node::new();
     n.ns.nic("eth0").unwrap();
-    n.sh(&[
-        &["addr", "add", "2001:db8:c::10/128", "dev", "eth0", "nodad"],
-        &[
-            "-6",
-            "route",
-            "add",
-            "2001:db8:c::/64",
-            "dev",
-            "eth0",
-            "proto",
-            "ra",
-        ],
-    ]);
+    n.ip("addr add 2001:db8:c::10/128 dev eth0 nodad\n\
+         route add 2001:db8:c::/64 dev eth0 proto ra");
     let o = n.run(&["show", "2001:db8:c::100"]);
     assert_eq!(stdout(&o), "2001:db8:c::10\n", "{}", stderr(&o));
     // The same route learnt statically does not count: nothing matches, no default route.
-    n.sh(&[&[
-        "-6",
-        "route",
-        "replace",
-        "2001:db8:c::/64",
-        "dev",
-        "eth0",
-        "proto",
-        "static",
-    ]]);
+    n.ip("route replace 2001:db8:c::/64 dev eth0 proto static");
     let o = n.run(&["show", "2001:db8:c::100"]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
@@ -322,27 +217,8 @@ fn ipv4_mapped_address_is_printed_as_a_dotted_quad_refused_by_the_bind_test_and_
     }
     let n = Node::new();
     n.ns.nic("eth0").unwrap();
-    n.sh(&[
-        &[
-            "addr",
-            "add",
-            "::ffff:198.51.100.9/128",
-            "dev",
-            "eth0",
-            "nodad",
-        ],
-        &[
-            "-6",
-            "route",
-            "add",
-            "default",
-            "via",
-            "2001:db8:d::1",
-            "dev",
-            "eth0",
-            "onlink",
-        ],
-    ]);
+    n.ip("addr add ::ffff:198.51.100.9/128 dev eth0 nodad\n\
+         route add default via 2001:db8:d::1 dev eth0 onlink");
     // Chosen, printed as Go prints it, but not bindable: its text is an IPv4 address this node
     // does not have, so crio could not bind it either (OCPBUGS-10695). The bind test refuses it.
     let o = n.run(&["show", "-6"]);
@@ -353,7 +229,7 @@ fn ipv4_mapped_address_is_printed_as_a_dotted_quad_refused_by_the_bind_test_and_
         stderr(&o)
     );
     assert!(stdout(&n.run(&["explain", "-6"])).contains("*  eth0 (3)   198.51.100.9/128"));
-    n.sh(&[&["addr", "add", "2001:db8:d::9/64", "dev", "eth0", "nodad"]]);
+    n.ip("addr add 2001:db8:d::9/64 dev eth0 nodad");
     assert_eq!(stdout(&n.run(&["show", "-6"])), "2001:db8:d::9\n");
 }
 
@@ -365,25 +241,9 @@ fn multipath_defaults_are_ignored_and_equal_metrics_go_to_the_lowest_ifindex() {
     let n = Node::new();
     n.ns.nic("eth0").unwrap();
     n.ns.nic("eth1").unwrap();
-    n.sh(&[
-        &["addr", "add", "192.0.2.10/24", "dev", "eth0"],
-        &["addr", "add", "198.51.100.10/24", "dev", "eth1"],
-        &[
-            "route",
-            "add",
-            "default",
-            "nexthop",
-            "via",
-            "192.0.2.1",
-            "dev",
-            "eth0",
-            "nexthop",
-            "via",
-            "198.51.100.1",
-            "dev",
-            "eth1",
-        ],
-    ]);
+    n.ip("addr add 192.0.2.10/24 dev eth0\n\
+         addr add 198.51.100.10/24 dev eth1\n\
+         route add default nexthop via 192.0.2.1 dev eth0 nexthop via 198.51.100.1 dev eth1");
     let o = n.run(&["show"]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     let text = stdout(&n.run(&["explain"]));
@@ -393,31 +253,9 @@ fn multipath_defaults_are_ignored_and_equal_metrics_go_to_the_lowest_ifindex() {
     );
 
     // Equal metrics on two links: the lower ifindex wins, whatever the address bytes.
-    n.sh(&[&["route", "del", "default"]]);
-    n.sh(&[
-        &[
-            "route",
-            "add",
-            "default",
-            "via",
-            "198.51.100.1",
-            "dev",
-            "eth1",
-            "metric",
-            "7",
-        ],
-        &[
-            "route",
-            "append",
-            "default",
-            "via",
-            "192.0.2.1",
-            "dev",
-            "eth0",
-            "metric",
-            "7",
-        ],
-    ]);
+    n.ip("route del default");
+    n.ip("route add default via 198.51.100.1 dev eth1 metric 7\n\
+         route append default via 192.0.2.1 dev eth0 metric 7");
     let (i0, i1) = (n.ns.ifindex("eth0").unwrap(), n.ns.ifindex("eth1").unwrap());
     let want = if i0 < i1 {
         "192.0.2.10\n"
@@ -462,7 +300,7 @@ fn set_writes_byte_exact_files_once_per_boot() {
     assert_eq!(meta.mode() & 0o777, 0o644);
 
     // Same boot, network changed: nothing is touched.
-    n.sh(&[&["addr", "del", "192.0.2.10/24", "dev", "eth0"]]);
+    n.ip("addr del 192.0.2.10/24 dev eth0");
     let o = n.run(&["set", "192.0.2.100"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
@@ -582,10 +420,8 @@ fn retry_is_woken_by_the_network_change_not_the_backoff_timer() {
     let (child, start) = spawn(&n, &["show", "-r"]);
     // Attempt 1 finds nothing and waits 2 s; attempt 2 at ~2 s waits 4 s (until ~6 s).
     std::thread::sleep(Duration::from_millis(3000));
-    n.sh(&[
-        &["addr", "add", "192.0.2.10/24", "dev", "eth0"],
-        &["route", "add", "default", "via", "192.0.2.1", "dev", "eth0"],
-    ]);
+    n.ip("addr add 192.0.2.10/24 dev eth0\n\
+         route add default via 192.0.2.1 dev eth0");
     let changed = start.elapsed();
     let o = wait_output(child, Duration::from_secs(20));
     let done = start.elapsed();
@@ -606,19 +442,8 @@ fn retry_waits_for_dad_before_choosing_a_tentative_ipv6_primary() {
     let n = Node::new();
     n.ns.nic("eth0").unwrap();
     // DAD runs on the carrier-up veth: the address stays tentative for about a second.
-    n.sh(&[
-        &["addr", "add", "2001:db8:e::10/64", "dev", "eth0"],
-        &[
-            "-6",
-            "route",
-            "add",
-            "default",
-            "via",
-            "2001:db8:e::1",
-            "dev",
-            "eth0",
-        ],
-    ]);
+    n.ip("addr add 2001:db8:e::10/64 dev eth0\n\
+         route add default via 2001:db8:e::1 dev eth0");
     let o = n.run(&["show", "-6"]);
     if o.status.success() {
         panic!(
@@ -640,10 +465,8 @@ fn dual_stack_waits_for_the_second_family() {
     }
     let n = Node::new();
     n.ns.nic("eth0").unwrap();
-    n.sh(&[
-        &["addr", "add", "192.0.2.10/24", "dev", "eth0"],
-        &["route", "add", "default", "via", "192.0.2.1", "dev", "eth0"],
-    ]);
+    n.ip("addr add 192.0.2.10/24 dev eth0\n\
+         route add default via 192.0.2.1 dev eth0");
     // The VIPs hold both families, which implies --dual-stack.
     let (child, _) = spawn(&n, &["set", "-r", "192.0.2.100", "2001:db8:f::100"]);
     std::thread::sleep(Duration::from_millis(1500));
@@ -651,7 +474,7 @@ fn dual_stack_waits_for_the_second_family() {
         !n.run_dir().join("primary-ip").exists(),
         "wrote config before IPv6 appeared"
     );
-    n.sh(&[&["addr", "add", "2001:db8:f::10/64", "dev", "eth0", "nodad"]]);
+    n.ip("addr add 2001:db8:f::10/64 dev eth0 nodad");
     let o = wait_output(child, Duration::from_secs(20));
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(

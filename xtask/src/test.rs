@@ -1,0 +1,87 @@
+//! `cargo xtask test`: every test of the workspace, with one closing summary line.
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+
+use anyhow::{Context, bail};
+
+use crate::util::cargo;
+
+/// Counts from cargo's `test result: ok. 12 passed; 0 failed; 1 ignored; ...` lines.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Totals {
+    passed: u64,
+    failed: u64,
+    ignored: u64,
+}
+
+impl Totals {
+    fn add_line(&mut self, line: &str) {
+        let Some(rest) = line.strip_prefix("test result: ") else {
+            return;
+        };
+        for part in rest.split(';') {
+            let mut words = part.split_whitespace().rev();
+            let (Some(label), Some(n)) = (words.next(), words.next()) else {
+                continue;
+            };
+            let Ok(n) = n.parse::<u64>() else { continue };
+            match label {
+                "passed" => self.passed += n,
+                "failed" => self.failed += n,
+                "ignored" => self.ignored += n,
+                _ => {}
+            }
+        }
+    }
+}
+
+pub fn run() -> anyhow::Result<()> {
+    let mut child = cargo()
+        .args(["test", "--workspace", "--all-targets", "--locked"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("cannot run cargo test")?;
+    let mut totals = Totals::default();
+    for line in BufReader::new(child.stdout.take().context("stdout")?).lines() {
+        let line = line?;
+        println!("{line}");
+        totals.add_line(&line);
+    }
+    let status = child.wait()?;
+    // The closing line CI reads: every test binary's counts together.
+    println!(
+        "summary: {} passed, {} failed, {} skipped",
+        totals.passed, totals.failed, totals.ignored
+    );
+    if !status.success() {
+        bail!("cargo test failed: {status}");
+    }
+    if totals.passed == 0 {
+        bail!("cargo test ran no test");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_cargo_result_lines() {
+        let mut t = Totals::default();
+        t.add_line("test result: ok. 12 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 3.30s");
+        t.add_line(
+            "test result: FAILED. 3 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out",
+        );
+        t.add_line("running 5 tests");
+        assert_eq!(
+            t,
+            Totals {
+                passed: 15,
+                failed: 2,
+                ignored: 1
+            }
+        );
+    }
+}

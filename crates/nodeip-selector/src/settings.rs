@@ -97,11 +97,13 @@ pub fn resolve(args: &SelectArgs, default_config: &Path) -> Result<Settings, Usa
             .map(|v| parse_ip(v, || format!("key ips of {shown}")))
             .collect::<Result<_, _>>()?
     };
-    let implied_dual = has_both_families(&vips);
     targets.extend(vips.into_iter().map(|ip| Target {
         ip,
         role: TargetRole::Vip,
     }));
+    // Upstream's positional list holds the hint too (MCO prepends it).
+    let positional: Vec<IpAddr> = targets.iter().map(|t| t.ip).collect();
+    let implied_dual = has_both_families(&positional);
 
     Ok(Settings {
         request: Request {
@@ -282,6 +284,14 @@ mod tests {
         .unwrap();
         assert_eq!(s.request.targets.len(), 2);
         assert!(s.request.targets.iter().all(|t| t.role == TargetRole::Hint));
+        // An IPv6 VIP with an IPv4 hint implies dual-stack.
+        let h = write(d.path(), "h3", "NODEIP_HINT=192.0.2.1\n");
+        let s = resolve(
+            &args(&["--hint-file", h.to_str().unwrap(), "2001:db8::1"]),
+            &d.path().join("absent"),
+        )
+        .unwrap();
+        assert!(s.dual_stack);
     }
 
     #[test]

@@ -1,10 +1,17 @@
 //! Network namespaces driven through iproute2.
 
 use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+const CLONE_NEWNET: i32 = 0x4000_0000;
+
+unsafe extern "C" {
+    fn setns(fd: i32, nstype: i32) -> i32;
+}
 
 /// A name unique to this process and call: `<prefix>-<pid>-<n>`.
 pub fn unique_name(prefix: &str) -> String {
@@ -147,6 +154,25 @@ impl Netns {
         let mut args = vec!["route", "add"];
         args.extend_from_slice(spec);
         self.ip(&args).map(drop)
+    }
+
+    /// Runs `f` on a new thread that has joined this namespace: sockets it opens (netlink,
+    /// tokio runtimes it builds) live in the namespace. The calling thread is unaffected.
+    pub fn run_in<T: Send>(&self, f: impl FnOnce() -> T + Send) -> Result<T, String> {
+        let path = format!("/run/netns/{}", self.name);
+        let file = std::fs::File::open(&path).map_err(|e| format!("open {path}: {e}"))?;
+        std::thread::scope(|scope| {
+            scope
+                .spawn(move || {
+                    // SAFETY: setns on a valid namespace fd affects only this new thread.
+                    if unsafe { setns(file.as_raw_fd(), CLONE_NEWNET) } != 0 {
+                        return Err(format!("setns {path}: {}", std::io::Error::last_os_error()));
+                    }
+                    Ok(f())
+                })
+                .join()
+                .map_err(|_| "thread in namespace panicked".to_string())?
+        })
     }
 
     /// The interface index of `dev`.

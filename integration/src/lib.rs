@@ -6,6 +6,7 @@
 //! under `CI=true` the same situation fails the test, so CI can never skip one silently.
 
 mod netns;
+pub mod nm_ovs_build;
 pub mod topology;
 
 pub use netns::{Netns, unique_name};

@@ -1,0 +1,47 @@
+//! `cargo xtask deps`: the Debian packages tests and demos use, and NetworkManager rebuilt with
+//! OVS. Idempotent and quiet when everything is present; starts no service on the host.
+
+mod apt;
+mod nm_ovs;
+
+/// What the test suites run.
+const PACKAGES: &[&str] = &[
+    // namespaces, veth, routes; ping; sysctl; peak RSS for benchmarks
+    "iproute2",
+    "iputils-ping",
+    "procps",
+    "time",
+    // the real components
+    "openvswitch-switch",
+    "network-manager", // nmcli, the dispatcher, the D-Bus policy (its daemon lacks OVS)
+    "dbus",
+    "keepalived",
+    "dnsmasq-base",
+    "systemd-container",
+    "ethtool",
+];
+
+/// What the NetworkManager build needs on top.
+const BUILD_PACKAGES: &[&str] = &[
+    "dpkg-dev",
+    "gcc",
+    "meson",
+    "ninja-build",
+    "pkg-config",
+    "patch",
+    "libglib2.0-dev",
+    "libudev-dev",
+    "libndp-dev",
+    "libjansson-dev",
+    "xsltproc",
+    "libdbus-1-dev",
+];
+
+pub fn install() -> anyhow::Result<()> {
+    apt::ensure(PACKAGES)?;
+    if !nm_ovs::is_current()? {
+        apt::ensure(BUILD_PACKAGES)?;
+        nm_ovs::build()?;
+    }
+    Ok(())
+}

@@ -13,13 +13,22 @@ unsafe extern "C" {
     fn setns(fd: i32, nstype: i32) -> i32;
 }
 
-/// A name unique to this process and call: `<prefix>-<pid>-<n>`.
+/// Every namespace, temp dir and process argument the harness creates carries this prefix, so
+/// a leak check can find anything left behind.
+pub const PREFIX: &str = "hx-";
+
+/// A name unique to this process and call: `hx-<prefix>-<pid>-<n>`.
 pub fn unique_name(prefix: &str) -> String {
-    format!(
-        "{prefix}-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    )
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{PREFIX}{prefix}-{}-{n}", std::process::id())
+}
+
+/// A temporary directory `/tmp/hx-<prefix>-XXXXXX`, removed on drop.
+pub fn scratch_dir(prefix: &str) -> Result<tempfile::TempDir, String> {
+    tempfile::Builder::new()
+        .prefix(&format!("{PREFIX}{prefix}-"))
+        .tempdir()
+        .map_err(|e| format!("temp dir: {e}"))
 }
 
 fn check(what: &str, out: std::io::Result<Output>) -> Result<String, String> {
@@ -42,7 +51,7 @@ pub struct Netns {
 }
 
 impl Netns {
-    /// Creates `<prefix>-<pid>-<n>` with `lo` up.
+    /// Creates `hx-<prefix>-<pid>-<n>` with `lo` up.
     pub fn new(prefix: &str) -> Result<Self, String> {
         let name = unique_name(prefix);
         check(
@@ -173,6 +182,15 @@ impl Netns {
                 .join()
                 .map_err(|_| "thread in namespace panicked".to_string())?
         })
+    }
+
+    /// Writes `/etc/netns/<name>/resolv.conf`, which `ip netns exec` bind-mounts over
+    /// `/etc/resolv.conf` for every command it starts from now on. Removed on drop.
+    pub fn set_resolv_conf(&self, text: &str) -> Result<(), String> {
+        let dir = format!("/etc/netns/{}", self.name);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{dir}: {e}"))?;
+        std::fs::write(format!("{dir}/resolv.conf"), text)
+            .map_err(|e| format!("{dir}/resolv.conf: {e}"))
     }
 
     /// The interface index of `dev`.

@@ -65,7 +65,11 @@ pub const MESON_OPTIONS: &[&str] = &[
 pub fn build_name(version: &str) -> String {
     // FNV-1a: tiny, stable across Rust releases (unlike `DefaultHasher`).
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in version.bytes().chain(PATCH.bytes()).chain(MESON_OPTIONS.join(" ").into_bytes()) {
+    for b in version
+        .bytes()
+        .chain(PATCH.bytes())
+        .chain(MESON_OPTIONS.join(" ").into_bytes())
+    {
         h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
     }
     format!("nm-ovs-{version}-{h:016x}")

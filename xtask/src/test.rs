@@ -37,6 +37,7 @@ impl Totals {
 }
 
 pub fn run() -> anyhow::Result<()> {
+    let markers_before = integration::leaks::host_markers();
     let mut child = cargo()
         .args(["test", "--workspace", "--all-targets", "--locked"])
         .stdout(Stdio::piped())
@@ -60,6 +61,22 @@ pub fn run() -> anyhow::Result<()> {
     if totals.passed == 0 {
         bail!("cargo test ran no test");
     }
+    // After the whole suite: nothing of the harness may remain, and the host may not have
+    // gained any of the paths the components leave when misused.
+    let mut leaks = integration::leaks::find();
+    leaks.extend(
+        integration::leaks::host_markers()
+            .into_iter()
+            .filter(|m| !markers_before.contains(m))
+            .map(|m| format!("host path {m}")),
+    );
+    if !leaks.is_empty() {
+        bail!(
+            "the test suite left things behind:\n  {}",
+            leaks.join("\n  ")
+        );
+    }
+    println!("leak check: no namespace, process, temp dir or host path left behind");
     Ok(())
 }
 

@@ -20,7 +20,8 @@ fn installed(pkg: &str) -> bool {
 fn apt_get(args: &[&str]) -> Command {
     let mut c = Command::new("apt-get");
     c.args(["-q", "-o", "Dpkg::Use-Pty=0"]).args(args);
-    c.env("DEBIAN_FRONTEND", "noninteractive").stdout(Stdio::null());
+    c.env("DEBIAN_FRONTEND", "noninteractive")
+        .stdout(Stdio::null());
     c
 }
 

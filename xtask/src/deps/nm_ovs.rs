@@ -17,7 +17,9 @@ const STAMP: &str = ".complete";
 
 /// The Debian version apt would install (`Candidate:` of `apt-cache policy`).
 fn candidate_version() -> anyhow::Result<String> {
-    let out = Command::new("apt-cache").args(["policy", "network-manager"]).output()?;
+    let out = Command::new("apt-cache")
+        .args(["policy", "network-manager"])
+        .output()?;
     let text = String::from_utf8_lossy(&out.stdout);
     text.lines()
         .find_map(|l| l.trim().strip_prefix("Candidate: "))
@@ -48,7 +50,11 @@ fn logged(cmd: &mut Command, log: &Path, what: &str) -> anyhow::Result<()> {
         let text = fs::read_to_string(log).unwrap_or_default();
         let tail: Vec<&str> = text.lines().rev().take(25).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
-        bail!("{what} failed ({status}); last lines of {}:\n{}", log.display(), tail.join("\n"));
+        bail!(
+            "{what} failed ({status}); last lines of {}:\n{}",
+            log.display(),
+            tail.join("\n")
+        );
     }
     Ok(())
 }
@@ -61,16 +67,25 @@ pub fn build() -> anyhow::Result<()> {
     let version = candidate_version()?;
     let prefix = prefix()?;
     let started = Instant::now();
-    eprintln!("xtask deps: building NetworkManager {version} with OVS into {} (about 2 minutes)", prefix.display());
+    eprintln!(
+        "xtask deps: building NetworkManager {version} with OVS into {} (about 2 minutes)",
+        prefix.display()
+    );
     fs::create_dir_all(CACHE_ROOT)?;
     let work = Path::new(CACHE_ROOT).join(format!("build-{}", std::process::id()));
     let _ = fs::remove_dir_all(&work);
     let result = build_in(&work, &version, &prefix);
     if result.is_ok() {
         let _ = fs::remove_dir_all(&work);
-        eprintln!("xtask deps: NetworkManager with OVS built in {:.0?}", started.elapsed());
+        eprintln!(
+            "xtask deps: NetworkManager with OVS built in {:.0?}",
+            started.elapsed()
+        );
     } else {
-        eprintln!("xtask deps: build directory kept for inspection: {}", work.display());
+        eprintln!(
+            "xtask deps: build directory kept for inspection: {}",
+            work.display()
+        );
     }
     result
 }
@@ -116,7 +131,12 @@ fn build_in(work: &Path, version: &str, prefix: &Path) -> anyhow::Result<()> {
     };
     logged(&mut apt_get(&["update"]), &log, "apt-get update (deb-src)")?;
     logged(
-        apt_get(&["source", "--download-only", &format!("network-manager={version}")]).current_dir(apt.join("src")),
+        apt_get(&[
+            "source",
+            "--download-only",
+            &format!("network-manager={version}"),
+        ])
+        .current_dir(apt.join("src")),
         &log,
         "apt-get source network-manager",
     )?;
@@ -126,15 +146,32 @@ fn build_in(work: &Path, version: &str, prefix: &Path) -> anyhow::Result<()> {
         .find(|p| p.extension().is_some_and(|e| e == "dsc"))
         .context("no .dsc downloaded")?;
     let src = work.join("src");
-    logged(Command::new("dpkg-source").arg("-x").arg(&dsc).arg(&src), &log, "dpkg-source -x")?;
+    logged(
+        Command::new("dpkg-source").arg("-x").arg(&dsc).arg(&src),
+        &log,
+        "dpkg-source -x",
+    )?;
 
     let mut patch = Command::new("patch");
-    patch.args(["-p1", "--forward", "--batch"]).current_dir(&src).stdin(Stdio::piped());
-    let file = fs::OpenOptions::new().create(true).append(true).open(&log)?;
+    patch
+        .args(["-p1", "--forward", "--batch"])
+        .current_dir(&src)
+        .stdin(Stdio::piped());
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)?;
     let mut child = patch.stdout(file.try_clone()?).stderr(file).spawn()?;
-    child.stdin.take().context("patch stdin")?.write_all(PATCH.as_bytes())?;
+    child
+        .stdin
+        .take()
+        .context("patch stdin")?
+        .write_all(PATCH.as_bytes())?;
     if !child.wait()?.success() {
-        bail!("the harness patch does not apply to network-manager {version}; see {}", log.display());
+        bail!(
+            "the harness patch does not apply to network-manager {version}; see {}",
+            log.display()
+        );
     }
 
     // pyenv's python3 may come first in PATH; meson's helpers need Debian's.
@@ -150,10 +187,22 @@ fn build_in(work: &Path, version: &str, prefix: &Path) -> anyhow::Result<()> {
         &log,
         "meson setup",
     )?;
-    logged(Command::new("ninja").env("PATH", &path).arg("-C").arg(&build), &log, "ninja")?;
+    logged(
+        Command::new("ninja")
+            .env("PATH", &path)
+            .arg("-C")
+            .arg(&build),
+        &log,
+        "ninja",
+    )?;
     let dest = work.join("dest");
     logged(
-        Command::new("ninja").env("PATH", &path).env("DESTDIR", &dest).arg("-C").arg(&build).arg("install"),
+        Command::new("ninja")
+            .env("PATH", &path)
+            .env("DESTDIR", &dest)
+            .arg("-C")
+            .arg(&build)
+            .arg("install"),
         &log,
         "ninja install",
     )?;

@@ -1,0 +1,105 @@
+//! dnsmasq as the DNS server (authoritative for its zone) and DHCP server of a test network.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::netns::Netns;
+use crate::process::{Daemon, wait_for};
+
+/// DHCPv4 service on one interface.
+#[derive(Clone, Debug)]
+pub struct Dhcp {
+    pub interface: String,
+    /// First and last address of the pool, and the netmask.
+    pub range: (String, String, String),
+    pub router: String,
+    /// Fixed leases: (MAC, IP).
+    pub hosts: Vec<(String, String)>,
+}
+
+/// What one dnsmasq instance serves.
+#[derive(Clone, Debug, Default)]
+pub struct DnsmasqConfig {
+    /// Addresses to answer DNS on; none disables DNS (`--port=0`).
+    pub listen: Vec<String>,
+    /// The zone it is authoritative for (without it AAAA queries get REFUSED and glibc asks
+    /// the next nameserver).
+    pub zone: Option<String>,
+    /// (name, address) records.
+    pub records: Vec<(String, String)>,
+    pub dhcp: Option<Dhcp>,
+}
+
+/// A running dnsmasq; stopped on drop.
+#[derive(Debug)]
+pub struct Dnsmasq {
+    daemon: Daemon,
+    log: std::path::PathBuf,
+}
+
+impl Dnsmasq {
+    /// Starts dnsmasq in `ns` with its pid, lease and log files in `dir`.
+    pub fn start(ns: &Netns, dir: &Path, cfg: &DnsmasqConfig) -> Result<Dnsmasq, String> {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        let log = dir.join("dnsmasq.log");
+        let mut cmd = ns.command("dnsmasq");
+        cmd.args([
+            "--keep-in-foreground",
+            "--conf-file=/dev/null",
+            "--no-resolv",
+            "--no-hosts",
+            "--bind-interfaces",
+            "--except-interface=lo",
+            "--user=root",
+            "--group=root",
+            "--log-queries",
+            "--log-dhcp",
+        ])
+        .arg(format!("--pid-file={}", dir.join("dnsmasq.pid").display()))
+        .arg(format!("--log-facility={}", log.display()));
+        if cfg.listen.is_empty() {
+            cmd.arg("--port=0");
+        }
+        for a in &cfg.listen {
+            cmd.arg(format!("--listen-address={a}"));
+        }
+        if let Some(z) = &cfg.zone {
+            cmd.arg(format!("--local=/{z}/"));
+        }
+        for (name, ip) in &cfg.records {
+            cmd.arg(format!("--host-record={name},{ip}"));
+        }
+        if let Some(d) = &cfg.dhcp {
+            cmd.arg(format!("--interface={}", d.interface))
+                .arg(format!(
+                    "--dhcp-range={},{},{},1h",
+                    d.range.0, d.range.1, d.range.2
+                ))
+                .arg(format!("--dhcp-option=option:router,{}", d.router))
+                .arg(format!(
+                    "--dhcp-leasefile={}",
+                    dir.join("dnsmasq.leases").display()
+                ))
+                .arg("--dhcp-authoritative");
+            for (mac, ip) in &d.hosts {
+                cmd.arg(format!("--dhcp-host={mac},{ip}"));
+            }
+        }
+        let daemon = Daemon::spawn("dnsmasq", &mut cmd, &dir.join("dnsmasq.stderr"))?;
+        let started =
+            || std::fs::read_to_string(&log).is_ok_and(|t| t.contains("started, version"));
+        if !wait_for(Duration::from_secs(5), started) {
+            return Err(format!("dnsmasq did not start: {}", daemon.log_tail(5)));
+        }
+        Ok(Dnsmasq { daemon, log })
+    }
+
+    /// How many DNS queries it has logged so far.
+    pub fn queries(&self) -> usize {
+        std::fs::read_to_string(&self.log).map_or(0, |t| t.matches(" query[").count())
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.daemon.pid()
+    }
+}

@@ -1,0 +1,242 @@
+//! NetworkManager rebuilt with OVS (`cargo xtask deps`), inside a node's namespace and view, on a
+//! private bus.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use crate::dbus::DbusBus;
+use crate::nm_ovs_build;
+use crate::process::{Daemon, output, wait_for};
+use crate::view::NodeView;
+
+/// The reference's harness configuration: keyfiles only, no polkit, internal DHCP, hands off
+/// resolv.conf and the hostname, no automatic profiles.
+const CONFIG: &str = "\
+[main]
+plugins=keyfile
+auth-polkit=false
+dhcp=internal
+dns=none
+rc-manager=unmanaged
+no-auto-default=*
+hostname-mode=none
+systemd-resolved=false
+[logging]
+level=INFO
+";
+
+/// Extra configuration files: MCO's IPv6 DHCP identity, and the harness's Tun rule (with the
+/// netdev datapath NM would otherwise wrap br-ex's tap in a second, generic `br-ex`
+/// connection).
+const CONF_D: &[(&str, &str)] = &[
+    (
+        "01-ipv6.conf",
+        "[connection]\nipv6.dhcp-duid=ll\nipv6.dhcp-iaid=mac\n",
+    ),
+    (
+        "90-harness-tun-unmanaged.conf",
+        "[device-harness-tun]\nmatch-device=type:tun\nmanaged=0\n",
+    ),
+];
+
+/// A running NetworkManager; stopped first on drop (it detaches OVS ports).
+#[derive(Debug)]
+pub struct NetworkManager {
+    view: NodeView,
+    bus: String,
+    dir: PathBuf,
+    daemon: Option<Daemon>,
+}
+
+impl NetworkManager {
+    /// Starts NM for `view` on `bus`, its configuration and log in `dir`, and waits for its
+    /// startup to complete.
+    pub fn start(view: &NodeView, bus: &DbusBus, dir: &Path) -> Result<NetworkManager, String> {
+        let prefix = nm_ovs_build::current();
+        if !prefix.join("sbin/NetworkManager").exists() {
+            return Err(format!(
+                "NetworkManager with OVS is not built ({} missing): run `cargo xtask deps`",
+                prefix.display()
+            ));
+        }
+        for d in ["conf.d", "sys.d"] {
+            std::fs::create_dir_all(dir.join(d)).map_err(|e| e.to_string())?;
+        }
+        std::fs::write(dir.join("NetworkManager.conf"), CONFIG).map_err(|e| e.to_string())?;
+        for (name, text) in CONF_D {
+            std::fs::write(dir.join("conf.d").join(name), text).map_err(|e| e.to_string())?;
+        }
+        let mut nm = NetworkManager {
+            view: view.clone(),
+            bus: bus.address(),
+            dir: dir.to_owned(),
+            daemon: None,
+        };
+        nm.launch()?;
+        Ok(nm)
+    }
+
+    fn launch(&mut self) -> Result<(), String> {
+        let bin = nm_ovs_build::current().join("sbin/NetworkManager");
+        let mut cmd = self.view.command(&bin.display().to_string());
+        cmd.env_clear()
+            .env(
+                "PATH",
+                "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            )
+            .env("DBUS_SYSTEM_BUS_ADDRESS", &self.bus)
+            .env("HARNESS_NM_OVS_DEFAULT_DATAPATH_TYPE", "netdev")
+            .env("HARNESS_NM_OVS_NETDEV_HWADDR", "1")
+            .arg("--debug")
+            .arg(format!(
+                "--config={}",
+                self.dir.join("NetworkManager.conf").display()
+            ))
+            .arg(format!(
+                "--config-dir={}",
+                self.dir.join("conf.d").display()
+            ))
+            .arg(format!(
+                "--system-config-dir={}",
+                self.dir.join("sys.d").display()
+            ))
+            .arg("--intern-config=/var/lib/NetworkManager/NetworkManager-intern.conf")
+            .arg("--state-file=/var/lib/NetworkManager/NetworkManager.state");
+        let daemon = Daemon::spawn(
+            "NetworkManager",
+            &mut cmd,
+            &self.dir.join("NetworkManager.log"),
+        )?;
+        self.daemon = Some(daemon);
+        let online = || {
+            Command::new("nm-online")
+                .args(["-s", "-q", "-t", "1"])
+                .env("DBUS_SYSTEM_BUS_ADDRESS", &self.bus)
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        if !wait_for(Duration::from_secs(15), online) {
+            return Err(format!(
+                "NetworkManager did not finish starting:\n{}",
+                self.log_tail(20)
+            ));
+        }
+        Ok(())
+    }
+
+    /// The D-Bus address of the bus NM is on.
+    pub fn bus_address(&self) -> &str {
+        &self.bus
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.daemon.as_ref().map_or(0, Daemon::pid)
+    }
+
+    pub fn log_tail(&self, lines: usize) -> String {
+        self.daemon
+            .as_ref()
+            .map(|d| d.log_tail(lines))
+            .unwrap_or_default()
+    }
+
+    /// Debian's `nmcli` against this NM (tests only; products talk D-Bus).
+    pub fn nmcli(&self, args: &[&str]) -> Result<String, String> {
+        output(
+            Command::new("nmcli")
+                .env("DBUS_SYSTEM_BUS_ADDRESS", &self.bus)
+                .args(args),
+        )
+    }
+
+    /// Adds a static IPv4 profile for `iface` (no autoconnect) and brings it up.
+    pub fn up_static(
+        &self,
+        name: &str,
+        iface: &str,
+        cidr: &str,
+        gateway: &str,
+    ) -> Result<(), String> {
+        self.nmcli(&[
+            "conn",
+            "add",
+            "type",
+            "ethernet",
+            "ifname",
+            iface,
+            "con-name",
+            name,
+            "autoconnect",
+            "no",
+            "ipv4.method",
+            "manual",
+            "ipv4.addresses",
+            cidr,
+            "ipv4.gateway",
+            gateway,
+            "ipv6.method",
+            "disabled",
+        ])?;
+        self.nmcli(&["-w", "30", "conn", "up", name]).map(drop)
+    }
+
+    /// Adds a DHCPv4 profile for `iface` (no autoconnect) and brings it up.
+    pub fn up_dhcp(&self, name: &str, iface: &str) -> Result<(), String> {
+        self.nmcli(&[
+            "conn",
+            "add",
+            "type",
+            "ethernet",
+            "ifname",
+            iface,
+            "con-name",
+            name,
+            "autoconnect",
+            "no",
+            "ipv4.method",
+            "auto",
+            "ipv6.method",
+            "disabled",
+        ])?;
+        self.nmcli(&["-w", "60", "conn", "up", name]).map(drop)
+    }
+
+    /// Waits until profile `name` is activated.
+    pub fn wait_activated(&self, name: &str, timeout: Duration) -> Result<(), String> {
+        let state = || {
+            self.nmcli(&["-g", "GENERAL.STATE", "conn", "show", name])
+                .unwrap_or_default()
+        };
+        if wait_for(timeout, || state().lines().any(|l| l == "activated")) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{name} not activated ({:?}):\n{}",
+                state(),
+                self.log_tail(20)
+            ))
+        }
+    }
+
+    /// A reboot of NM: stop it, wipe `/run/NetworkManager` (tmpfs in production), keep the
+    /// keyfiles in `/etc` and the state in `/var/lib`, start it again.
+    pub fn restart(&mut self) -> Result<(), String> {
+        self.stop();
+        let run = self.view.run_dir().join("NetworkManager");
+        let _ = std::fs::remove_dir_all(&run);
+        self.launch()
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut d) = self.daemon.take() {
+            d.stop(Duration::from_secs(10));
+        }
+    }
+}
+
+impl Drop for NetworkManager {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -1,0 +1,195 @@
+//! The fixtures scenario tests compose: an upstream network (router, DNS, DHCP on one L2
+//! segment) and nodes (namespace + bus + OVS + NetworkManager + an uplink to it).
+
+use std::time::Duration;
+
+use crate::dbus::DbusBus;
+use crate::dnsmasq::{Dhcp, Dnsmasq, DnsmasqConfig};
+use crate::netns::{Netns, scratch_dir};
+use crate::network_manager::NetworkManager;
+use crate::ovs::Ovs;
+use crate::process::output;
+use crate::view::NodeView;
+
+/// The machine network's router, DNS and DHCP server address.
+pub const ROUTER: &str = "198.51.100.1";
+/// Prefix length of the machine network 198.51.100.0/24.
+pub const PREFIX_LEN: u8 = 24;
+/// The cluster's DNS zone served upstream.
+pub const ZONE: &str = "cluster.example.test";
+
+/// The node's fixed address and MAC on the machine network, by index (1-based).
+pub fn node_address(index: u8) -> String {
+    format!("198.51.100.{}", 10 + index)
+}
+
+pub fn node_mac(index: u8) -> String {
+    format!("52:54:00:c0:ee:{index:02x}")
+}
+
+/// The upstream namespace: Linux bridge `br0` with the router address, dnsmasq answering DNS
+/// for [`ZONE`] and handing out each node's fixed address by MAC.
+#[derive(Debug)]
+pub struct Upstream {
+    dnsmasq: Dnsmasq,
+    ports: u32,
+    pub ns: Netns,
+    dir: tempfile::TempDir,
+}
+
+impl Upstream {
+    /// Starts the upstream network for up to `nodes` nodes; `records` are extra DNS records.
+    pub fn start(nodes: u8, records: &[(&str, &str)]) -> Result<Upstream, String> {
+        let dir = scratch_dir("upstream")?;
+        let ns = Netns::new("up")?;
+        ns.bridge("br0")?;
+        ns.addr("br0", &format!("{ROUTER}/{PREFIX_LEN}"), &[])?;
+        // Veth/bridge TX checksum offload leaves DHCP replies CHECKSUM_PARTIAL; OVS's userspace
+        // datapath forwards them unchanged and the node's DHCP client drops them.
+        ns.exec("ethtool", &["-K", "br0", "tx", "off"])?;
+        let cfg = DnsmasqConfig {
+            listen: vec![ROUTER.into()],
+            zone: Some(ZONE.into()),
+            records: records
+                .iter()
+                .map(|(n, a)| (n.to_string(), a.to_string()))
+                .collect(),
+            dhcp: Some(Dhcp {
+                interface: "br0".into(),
+                range: (
+                    "198.51.100.100".into(),
+                    "198.51.100.150".into(),
+                    "255.255.255.0".into(),
+                ),
+                router: ROUTER.into(),
+                hosts: (1..=nodes)
+                    .map(|i| (node_mac(i), node_address(i)))
+                    .collect(),
+            }),
+        };
+        let dnsmasq = Dnsmasq::start(&ns, &dir.path().join("dnsmasq"), &cfg)?;
+        Ok(Upstream {
+            dnsmasq,
+            ports: 0,
+            ns,
+            dir,
+        })
+    }
+
+    /// A veth from `node` (named `ifname`, with `mac`) to a new port of `br0`.
+    pub fn attach(&mut self, node: &Netns, ifname: &str, mac: &str) -> Result<(), String> {
+        self.ports += 1;
+        let port = format!("p{}", self.ports);
+        self.ns.ip(&[
+            "link",
+            "add",
+            &port,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            ifname,
+            "netns",
+            node.name(),
+        ])?;
+        node.ip(&["link", "set", ifname, "address", mac])?;
+        self.ns.ip(&["link", "set", &port, "master", "br0", "up"])?;
+        self.ns.exec("ethtool", &["-K", &port, "tx", "off"])?;
+        node.ip(&["link", "set", ifname, "up"]).map(drop)
+    }
+
+    pub fn dnsmasq(&self) -> &Dnsmasq {
+        &self.dnsmasq
+    }
+
+    pub fn dir(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+}
+
+/// One node: its namespace with uplink `ens3`, a private bus, OVS and NetworkManager. Fields drop
+/// in the reference's teardown order: NM, OVS, bus, namespace, files.
+#[derive(Debug)]
+pub struct Node {
+    pub nm: NetworkManager,
+    pub ovs: Ovs,
+    pub bus: DbusBus,
+    pub view: NodeView,
+    pub ns: Netns,
+    pub index: u8,
+    dir: tempfile::TempDir,
+}
+
+impl Node {
+    /// Starts node `index` (1-based) attached to `upstream`. NetworkManager manages `ens3`
+    /// but no profile exists yet.
+    pub fn start(upstream: &mut Upstream, index: u8) -> Result<Node, String> {
+        let dir = scratch_dir(&format!("node{index}"))?;
+        let ns = Netns::new(&format!("node{index}"))?;
+        upstream.attach(&ns, "ens3", &node_mac(index))?;
+        // ens3 frames reach both OVS (AF_PACKET) and the host stack: answer only on the right
+        // interface, or pings see duplicate replies.
+        ns.sysctl("net.ipv4.conf.ens3.rp_filter", "1")?;
+        let view = NodeView::new(&ns, dir.path())?;
+        let bus = DbusBus::start(&dir.path().join("dbus"))?;
+        let ovs = Ovs::start(&ns, &view.run_dir().join("openvswitch"))?;
+        let nm = NetworkManager::start(&view, &bus, &dir.path().join("nm"))?;
+        Ok(Node {
+            nm,
+            ovs,
+            bus,
+            view,
+            ns,
+            index,
+            dir,
+        })
+    }
+
+    pub fn address(&self) -> String {
+        node_address(self.index)
+    }
+
+    pub fn dir(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+
+    /// Whether `dev` is up and carries the default route.
+    pub fn has_default_route_via(&self, dev: &str) -> bool {
+        let up = output(std::process::Command::new("ip").args([
+            "-n",
+            self.ns.name(),
+            "link",
+            "show",
+            dev,
+        ]))
+        .is_ok_and(|t| t.contains(",UP"));
+        let route = self
+            .ns
+            .ip(&["route", "show", "default"])
+            .unwrap_or_default();
+        up && route.contains(&format!("dev {dev}"))
+    }
+
+    /// Harness-only healing of a userspace-datapath artifact (reference §3.4): vswitchd takes
+    /// br-ex's tap down and up to set its MAC; if that overlaps NM's IP setup the routes are
+    /// lost. Waits for "br-ex up with the default route", re-applying the device if needed.
+    pub fn heal_br_ex(&self) -> Result<(), String> {
+        for _ in 0..3 {
+            if crate::process::wait_for(Duration::from_secs(1), || {
+                self.has_default_route_via("br-ex")
+            }) {
+                return Ok(());
+            }
+            self.ns.ip(&["link", "set", "br-ex", "up"])?;
+            let _ = self.nm.nmcli(&["device", "reapply", "br-ex"]);
+        }
+        if self.has_default_route_via("br-ex") {
+            Ok(())
+        } else {
+            Err(format!(
+                "br-ex has no default route: {}",
+                self.ns.ip(&["route"]).unwrap_or_default()
+            ))
+        }
+    }
+}

@@ -9,7 +9,7 @@ use integration::keepalived::{Keepalived, holds};
 use integration::node::{Node, ROUTER, Upstream, node_address};
 use integration::nspawn::Boot;
 use integration::ovs::Ovs;
-use integration::process::wait_for;
+use integration::process::{output, wait_for};
 use integration::{Netns, require_root, scratch_dir};
 
 fn ping(ns: &Netns, ip: &str) -> bool {
@@ -250,6 +250,21 @@ fn network_manager_builds_br_ex_and_the_node_ip_answers_through_it() {
         ping(&up.ns, &node_address(1)),
         "node IP answers through the userspace br-ex"
     );
+    // A daemon under test sees the production paths: OVS's socket and NM's run dir in /run.
+    let exists = output(
+        node.view
+            .command("ovs-vsctl")
+            .args(["--timeout=5", "br-exists", "br-ex"]),
+    );
+    assert!(
+        exists.is_ok(),
+        "ovs-vsctl on the default /run/openvswitch/db.sock: {exists:?}"
+    );
+    let run = output(node.view.command("ls").arg("/run/NetworkManager"));
+    assert!(
+        run.is_ok_and(|t| t.contains("devices")),
+        "NM's run dir in the node's view"
+    );
 
     // A DHCP br-ex on a second node: the cloned MAC must be on the tap before DHCP starts, or
     // the lease would not be the node's fixed one.
@@ -472,6 +487,28 @@ fn systemd_in_nspawn_runs_two_ordered_units() {
     assert!(
         b_start >= a_end,
         "b started ({b_start}) after a ended ({a_end})"
+    );
+}
+
+#[test]
+fn systemd_in_nspawn_joins_a_test_namespace() {
+    if !require_root("systemd_in_nspawn_joins_a_test_namespace") {
+        return;
+    }
+    let ns = Netns::new("sd").unwrap();
+    ns.nic("eth7").unwrap();
+    ns.addr("eth7", "192.0.2.77/24", &[]).unwrap();
+    let unit = "[Service]\nType=oneshot\nRemainAfterExit=yes\n\
+                ExecStart=/bin/sh -c 'ip -o addr show dev eth7 | grep -q 192.0.2.77/24'\n";
+    let boot = Boot {
+        units: vec![("hx-sees-ns.service".into(), unit.into())],
+        netns: Some(&ns),
+        ..Boot::default()
+    };
+    let units = boot.run().unwrap();
+    assert_eq!(
+        units["hx-sees-ns.service"]["Result"], "success",
+        "{units:?}"
     );
 }
 

@@ -25,6 +25,12 @@ fn apt_get(args: &[&str]) -> Command {
     c
 }
 
+/// Downloads the package lists.
+pub fn update() -> anyhow::Result<()> {
+    run(&mut apt_get(&["update"]))
+        .context("apt-get update failed: is the Debian package registry reachable?")
+}
+
 /// Installs the missing packages of `packages`; prints nothing when none is missing.
 pub fn ensure(packages: &[&str]) -> anyhow::Result<()> {
     let missing: Vec<&str> = packages.iter().copied().filter(|p| !installed(p)).collect();
@@ -39,8 +45,7 @@ pub fn ensure(packages: &[&str]) -> anyhow::Result<()> {
         run(Command::new("chmod").args(["0755", POLICY_RC_D]))?;
     }
     eprintln!("xtask deps: installing {}", missing.join(" "));
-    run(&mut apt_get(&["update"]))
-        .context("apt-get update failed: is the Debian package registry reachable?")?;
+    update()?;
     let mut install = apt_get(&["install", "-y", "--no-install-recommends"]);
     install.args(&missing);
     run(&mut install).context("apt-get install failed")

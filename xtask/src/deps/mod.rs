@@ -1,7 +1,7 @@
 //! `cargo xtask deps`: the Debian packages tests and demos use, and NetworkManager rebuilt with
 //! OVS. Idempotent and quiet when everything is present; starts no service on the host.
 
-mod apt;
+pub(crate) mod apt;
 mod nm_ovs;
 
 /// What the test suites run.

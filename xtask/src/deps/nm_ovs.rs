@@ -15,17 +15,27 @@ use crate::util::is_root;
 /// Marks a finished install; a crash mid-build leaves none, so the build is redone.
 const STAMP: &str = ".complete";
 
-/// The Debian version apt would install (`Candidate:` of `apt-cache policy`).
+/// The Debian version apt would install (`Candidate:` of `apt-cache policy`); on a machine
+/// whose package lists were never downloaded, downloads them first.
 fn candidate_version() -> anyhow::Result<String> {
-    let out = Command::new("apt-cache")
-        .args(["policy", "network-manager"])
-        .output()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    text.lines()
-        .find_map(|l| l.trim().strip_prefix("Candidate: "))
-        .filter(|v| *v != "(none)")
-        .map(str::to_owned)
-        .context("apt-cache knows no network-manager candidate: run apt-get update")
+    let lookup = || -> anyhow::Result<Option<String>> {
+        let out = Command::new("apt-cache")
+            .args(["policy", "network-manager"])
+            .output()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        Ok(text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Candidate: "))
+            .filter(|v| *v != "(none)")
+            .map(str::to_owned))
+    };
+    if let Some(v) = lookup()? {
+        return Ok(v);
+    }
+    if is_root() {
+        crate::deps::apt::update()?;
+    }
+    lookup()?.context("apt-cache knows no network-manager candidate: run apt-get update")
 }
 
 fn prefix() -> anyhow::Result<PathBuf> {

@@ -7,7 +7,7 @@
 
 pub mod choose;
 pub mod cli;
-pub mod envfile;
+
 pub mod explain;
 pub mod outputs;
 pub mod settings;

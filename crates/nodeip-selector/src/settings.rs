@@ -9,7 +9,7 @@ use selection::{Request, Target, TargetRole};
 use serde::Deserialize;
 
 use crate::cli::SelectArgs;
-use crate::envfile;
+use selection::envfile;
 
 /// Optional settings file.
 pub const DEFAULT_CONFIG: &str = "/etc/nodeip-selector/config.toml";

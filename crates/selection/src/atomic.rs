@@ -2,7 +2,8 @@
 
 use std::fs::{self, DirBuilder, File, Permissions};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 /// Creates `dir` and its missing parents with mode 0755.
@@ -33,6 +34,133 @@ pub fn write_atomic(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
+/// The SELinux label attribute; kept across a replacement like `mv -Z` does.
+const SELINUX_XATTR: &[u8] = b"security.selinux\0";
+
+/// Replaces `path` with `contents` (mode `mode`) the safe way for its kind:
+/// - a mount point (a bind-mounted file such as `/etc/resolv.conf` in a container or network
+///   namespace) cannot be renamed over (`EBUSY`): it is truncated and written in place, then
+///   fsynced;
+/// - anything else is replaced atomically ([`write_atomic`]), keeping the SELinux label the
+///   old file had, when the file system has labels.
+pub fn replace_file(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
+    if is_mount_point(path)? {
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(path)?;
+        f.write_all(contents)?;
+        f.set_permissions(Permissions::from_mode(mode))?;
+        return f.sync_all();
+    }
+    let label = selinux_label(path);
+    write_atomic_labelled(path, contents, mode, label.as_deref())
+}
+
+fn write_atomic_labelled(
+    path: &Path,
+    contents: &[u8],
+    mode: u32,
+    label: Option<&[u8]>,
+) -> io::Result<()> {
+    let Some(label) = label else {
+        return write_atomic(path, contents, mode);
+    };
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    ensure_dir(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".replace.")
+        .tempfile_in(dir)?;
+    tmp.write_all(contents)?;
+    fs::set_permissions(tmp.path(), Permissions::from_mode(mode))?;
+    // SAFETY: valid fd, NUL-terminated name, buffer of the given length.
+    let rc = unsafe {
+        libc::fsetxattr(
+            tmp.as_file().as_raw_fd(),
+            SELINUX_XATTR.as_ptr().cast(),
+            label.as_ptr().cast(),
+            label.len(),
+            0,
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    File::open(dir)?.sync_all()
+}
+
+/// The SELinux label of `path`, if it exists and the file system stores one.
+fn selinux_label(path: &Path) -> Option<Vec<u8>> {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
+    let mut buf = vec![0u8; 256];
+    // SAFETY: NUL-terminated strings and a buffer of the given length.
+    let n = unsafe {
+        libc::getxattr(
+            c.as_ptr(),
+            SELINUX_XATTR.as_ptr().cast(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    (n > 0).then(|| {
+        buf.truncate(n as usize);
+        buf
+    })
+}
+
+/// Whether `path` is itself a mount point (per `/proc/self/mountinfo`; a bind-mounted file
+/// has the same device as its directory, so `stat` cannot tell).
+pub fn is_mount_point(path: &Path) -> io::Result<bool> {
+    let target = match fs::canonicalize(path) {
+        Ok(p) => p,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    let info = fs::read_to_string("/proc/self/mountinfo")?;
+    Ok(info
+        .lines()
+        .filter_map(|l| l.split(' ').nth(4))
+        .any(|mp| Path::new(&unescape_mountinfo(mp)) == target))
+}
+
+/// mountinfo escapes space, tab, newline and backslash as `\ooo`.
+fn unescape_mountinfo(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Creates `path` (mode 0644, parents 0755) or updates its modification time, like `touch`.
+pub fn touch(path: &Path) -> io::Result<()> {
+    if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        ensure_dir(dir)?;
+    }
+    let f = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o644)
+        .open(path)?;
+    f.set_modified(std::time::SystemTime::now())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,5 +180,20 @@ mod tests {
         );
         let names: Vec<_> = fs::read_dir(path.parent().unwrap()).unwrap().collect();
         assert_eq!(names.len(), 1, "temporary file left behind: {names:?}");
+    }
+
+    #[test]
+    fn touch_creates_then_refreshes_and_mountinfo_paths_unescape() {
+        let dir = tempfile::tempdir().unwrap();
+        let flag = dir.path().join("run/done");
+        touch(&flag).unwrap();
+        let first = fs::metadata(&flag).unwrap().modified().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        touch(&flag).unwrap();
+        assert!(fs::metadata(&flag).unwrap().modified().unwrap() > first);
+        assert_eq!(unescape_mountinfo("/a\\040b\\011c"), "/a b\tc");
+        assert!(is_mount_point(Path::new("/proc")).unwrap());
+        assert!(!is_mount_point(&flag).unwrap());
+        assert!(!is_mount_point(&dir.path().join("missing")).unwrap());
     }
 }

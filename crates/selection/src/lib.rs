@@ -7,8 +7,10 @@
 
 pub mod atomic;
 pub mod default_path;
+pub mod envfile;
 pub mod filter;
 pub mod holder;
+pub mod logging;
 pub mod model;
 pub mod net;
 pub mod netlink;

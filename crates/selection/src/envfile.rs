@@ -1,4 +1,5 @@
-//! systemd `EnvironmentFile=` syntax, for `/etc/default/nodeip-configuration`.
+//! systemd `EnvironmentFile=` syntax: `/etc/default/nodeip-configuration`, the resolv-prepender
+//! dispatcher env file, and the other environment files MCO templates.
 
 /// One `KEY=VALUE` assignment and the line it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]

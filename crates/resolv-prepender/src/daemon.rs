@@ -1,0 +1,204 @@
+//! The daemon: a pass at start and after every relevant file change, no polling.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use notify::{EventKind, RecursiveMode, Watcher};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::pass::{self, Outcome};
+use crate::settings::Settings;
+
+/// Events within this window are handled together (NM writes a temp file, then renames it).
+const SETTLE: Duration = Duration::from_millis(5);
+/// Re-assertions caused only by someone else rewriting the output, allowed per window before
+/// the daemon stops fighting for the rest of it.
+const REASSERT_LIMIT: usize = 5;
+const REASSERT_WINDOW: Duration = Duration::from_secs(10);
+
+/// Files whose changes trigger a pass.
+struct Watched {
+    inputs: Vec<PathBuf>,
+    output: PathBuf,
+}
+
+impl Watched {
+    fn new(s: &Settings) -> Self {
+        Watched {
+            inputs: vec![
+                s.upstream.clone(),
+                s.node_ip_file.clone(),
+                s.env_file.clone(),
+            ],
+            output: s.output.clone(),
+        }
+    }
+
+    fn all(&self) -> impl Iterator<Item = &Path> {
+        self.inputs
+            .iter()
+            .chain(std::iter::once(&self.output))
+            .map(PathBuf::as_path)
+    }
+
+    /// The directories to watch: each file's directory, or its nearest existing ancestor until
+    /// the directory appears (`/run/nodeip-configuration` is created later in boot). Watching
+    /// directories, not files, keeps working across rename-replacements. A bind-mounted output
+    /// is watched itself: writes to it do not show up in its directory's events.
+    fn targets(&self) -> BTreeSet<PathBuf> {
+        let mut t = BTreeSet::new();
+        for f in self.all() {
+            let mut dir = f.parent().unwrap_or(Path::new("/")).to_path_buf();
+            while !dir.is_dir() {
+                match dir.parent() {
+                    Some(p) => dir = p.to_path_buf(),
+                    None => break,
+                }
+            }
+            t.insert(dir);
+        }
+        if selection::atomic::is_mount_point(&self.output).unwrap_or(false) {
+            t.insert(self.output.clone());
+        }
+        t
+    }
+
+    /// Which kind of file an event path concerns: an input (or a directory on its way), the
+    /// output, or nothing of ours.
+    fn classify(&self, p: &Path) -> Option<bool> {
+        if self.inputs.iter().any(|f| f == p || f.starts_with(p)) {
+            return Some(true);
+        }
+        (self.output == p || self.output.starts_with(p)).then_some(false)
+    }
+}
+
+fn notify_systemd(states: &[sd_notify::NotifyState]) {
+    if let Err(e) = sd_notify::notify(states) {
+        tracing::debug!("sd_notify: {e}");
+    }
+}
+
+/// Runs until SIGTERM or SIGINT.
+pub async fn run(settings: Settings) -> anyhow::Result<()> {
+    let watched = Watched::new(&settings);
+    let (tx, mut rx) = mpsc::unbounded_channel::<notify::Result<notify::Event>>();
+    let mut watcher = notify::recommended_watcher(move |ev| {
+        let _ = tx.send(ev);
+    })?;
+    let mut current: BTreeSet<PathBuf> = BTreeSet::new();
+    let rewatch = |watcher: &mut notify::RecommendedWatcher, current: &mut BTreeSet<PathBuf>| {
+        let wanted = watched.targets();
+        for gone in current.difference(&wanted) {
+            let _ = watcher.unwatch(gone);
+        }
+        for new in wanted.difference(current) {
+            if let Err(e) = watcher.watch(new, RecursiveMode::NonRecursive) {
+                tracing::warn!("cannot watch {}: {e}", new.display());
+            }
+        }
+        *current = wanted;
+    };
+    // Watch first, then read: nothing changed in between is missed.
+    rewatch(&mut watcher, &mut current);
+    let first = one_pass(&settings).await;
+    notify_systemd(&[
+        sd_notify::NotifyState::Ready,
+        sd_notify::NotifyState::Status(&first),
+    ]);
+
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut reasserts: Vec<Instant> = Vec::new();
+    let mut paused_until: Option<Instant> = None;
+    loop {
+        let resume = async {
+            match paused_until {
+                Some(t) => tokio::time::sleep_until(t).await,
+                None => std::future::pending().await,
+            }
+        };
+        let (mut inputs_changed, mut output_changed) = (false, false);
+        tokio::select! {
+            _ = term.recv() => break,
+            _ = tokio::signal::ctrl_c() => break,
+            _ = resume => {
+                paused_until = None;
+                inputs_changed = true;
+            }
+            ev = rx.recv() => {
+                let Some(ev) = ev else { break };
+                let mut note = |ev: notify::Result<notify::Event>| match ev {
+                    Ok(ev) if !matches!(ev.kind, EventKind::Access(_)) => {
+                        for p in &ev.paths {
+                            match watched.classify(p) {
+                                Some(true) => inputs_changed = true,
+                                Some(false) => output_changed = true,
+                                None => {}
+                            }
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::warn!("watch error: {e}; re-reading everything");
+                        inputs_changed = true;
+                    }
+                };
+                note(ev);
+                let deadline = Instant::now() + SETTLE;
+                while let Ok(Some(ev)) = tokio::time::timeout_at(deadline, rx.recv()).await {
+                    note(ev);
+                }
+            }
+        }
+        if !inputs_changed && !output_changed {
+            continue;
+        }
+        rewatch(&mut watcher, &mut current);
+        if !inputs_changed && paused_until.is_some() {
+            continue; // someone else keeps rewriting the output; not fighting until the pause ends
+        }
+        let before = std::fs::read(&settings.output).ok();
+        let status = one_pass(&settings).await;
+        let rewritten = before != std::fs::read(&settings.output).ok();
+        if !inputs_changed && rewritten {
+            let now = Instant::now();
+            reasserts.retain(|t| now.duration_since(*t) < REASSERT_WINDOW);
+            reasserts.push(now);
+            if reasserts.len() > REASSERT_LIMIT {
+                tracing::warn!(
+                    "{} keeps being rewritten by someone else; not re-asserting for {:?}",
+                    settings.output.display(),
+                    REASSERT_WINDOW
+                );
+                paused_until = Some(now + REASSERT_WINDOW);
+                reasserts.clear();
+            }
+        }
+        notify_systemd(&[sd_notify::NotifyState::Status(&status)]);
+    }
+    notify_systemd(&[sd_notify::NotifyState::Stopping]);
+    tracing::info!("stopping");
+    Ok(())
+}
+
+/// A pass whose errors are logged: bad input leaves the output untouched and waits for the
+/// next change.
+async fn one_pass(settings: &Settings) -> String {
+    match pass::run(settings).await {
+        Ok(outcome) => {
+            match &outcome {
+                Outcome::Applied { changed: false, .. } | Outcome::Mirrored { changed: false } => {
+                    tracing::debug!("{outcome}")
+                }
+                _ => tracing::info!("{outcome}"),
+            }
+            outcome.to_string()
+        }
+        Err(e) => {
+            tracing::error!("{e}; {} left as it is", settings.output.display());
+            format!("error: {e}")
+        }
+    }
+}

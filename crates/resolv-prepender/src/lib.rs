@@ -1,0 +1,85 @@
+//! `resolv-prepender`: keeps `/etc/resolv.conf` = NetworkManager's resolver with the node IP
+//! first and the cluster base domain first, and sets the flag kubelet waits for. Replaces MCO's
+//! on-prem dispatcher script, path unit and `resolv-prepender.sh`.
+//!
+//! Layers: [`settings`]; the pure core [`resolvconf`] and [`resolved`]; the effects in
+//! [`pass`] (files, D-Bus via [`bus`]) and [`daemon`] (inotify event loop, sd_notify).
+
+pub mod bus;
+pub mod cli;
+pub mod daemon;
+pub mod pass;
+pub mod resolvconf;
+pub mod resolved;
+pub mod settings;
+
+use std::io::Read;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use crate::cli::{Cli, Command};
+use crate::pass::Outcome;
+use crate::settings::{DEFAULT_CONFIG, UsageError, resolve};
+
+/// Runs one command; [`UsageError`] means exit code 2.
+pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("async runtime")?;
+    match &cli.command {
+        Command::Run(args) => {
+            let settings = resolve(args, Path::new(DEFAULT_CONFIG))?;
+            runtime.block_on(daemon::run(settings))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Once(args) => {
+            let settings = resolve(args, Path::new(DEFAULT_CONFIG))?;
+            match runtime.block_on(pass::run(&settings)) {
+                Ok(outcome @ Outcome::Applied { .. }) => {
+                    tracing::info!("{outcome}");
+                    Ok(ExitCode::SUCCESS)
+                }
+                Ok(outcome) => {
+                    tracing::info!("{outcome}");
+                    Ok(ExitCode::FAILURE)
+                }
+                Err(e) => Err(UsageError(format!(
+                    "{e}; {} left as it is",
+                    settings.output.display()
+                ))
+                .into()),
+            }
+        }
+        Command::Render {
+            upstream,
+            nameserver,
+            domains,
+        } => {
+            let ip = nameserver.parse().map_err(|_| {
+                UsageError(format!(
+                    "invalid --nameserver {nameserver:?}: not an IP address"
+                ))
+            })?;
+            for d in domains {
+                settings::validate_domain(d)
+                    .map_err(|why| UsageError(format!("invalid --domain {d:?}: {why}")))?;
+            }
+            let mut text = String::new();
+            let read = if upstream == Path::new("-") {
+                std::io::stdin().read_to_string(&mut text)
+            } else {
+                std::fs::read_to_string(upstream)
+                    .map(|t| text = t)
+                    .map(|()| 0)
+            };
+            read.map_err(|e| UsageError(format!("cannot read {}: {e}", upstream.display())))?;
+            let out = resolvconf::transform(&text, ip, domains)
+                .map_err(|e| UsageError(format!("{}: {e}", upstream.display())))?;
+            print!("{out}");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -75,6 +75,28 @@ impl Watched {
     }
 }
 
+/// Limits re-assertions caused only by someone else rewriting the output: more than
+/// [`REASSERT_LIMIT`] within [`REASSERT_WINDOW`] pauses them for a window, so two writers never
+/// fight in a tight loop.
+#[derive(Debug, Default)]
+struct ReassertGuard {
+    recent: Vec<Instant>,
+}
+
+impl ReassertGuard {
+    /// Records a re-assertion at `now`; returns when to resume if the daemon should pause.
+    fn record(&mut self, now: Instant) -> Option<Instant> {
+        self.recent
+            .retain(|t| now.duration_since(*t) < REASSERT_WINDOW);
+        self.recent.push(now);
+        if self.recent.len() > REASSERT_LIMIT {
+            self.recent.clear();
+            return Some(now + REASSERT_WINDOW);
+        }
+        None
+    }
+}
+
 fn notify_systemd(states: &[sd_notify::NotifyState]) {
     if let Err(e) = sd_notify::notify(states) {
         tracing::debug!("sd_notify: {e}");
@@ -110,7 +132,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     ]);
 
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let mut reasserts: Vec<Instant> = Vec::new();
+    let mut guard = ReassertGuard::default();
     let mut paused_until: Option<Instant> = None;
     loop {
         let resume = async {
@@ -163,17 +185,13 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         let status = one_pass(&settings).await;
         let rewritten = before != std::fs::read(&settings.output).ok();
         if !inputs_changed && rewritten {
-            let now = Instant::now();
-            reasserts.retain(|t| now.duration_since(*t) < REASSERT_WINDOW);
-            reasserts.push(now);
-            if reasserts.len() > REASSERT_LIMIT {
+            paused_until = guard.record(Instant::now());
+            if paused_until.is_some() {
                 tracing::warn!(
                     "{} keeps being rewritten by someone else; not re-asserting for {:?}",
                     settings.output.display(),
                     REASSERT_WINDOW
                 );
-                paused_until = Some(now + REASSERT_WINDOW);
-                reasserts.clear();
             }
         }
         notify_systemd(&[sd_notify::NotifyState::Status(&status)]);
@@ -199,6 +217,27 @@ async fn one_pass(settings: &Settings) -> String {
         Err(e) => {
             tracing::error!("{e}; {} left as it is", settings.output.display());
             format!("error: {e}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guard_pauses_after_the_limit_within_the_window_only() {
+        let mut g = ReassertGuard::default();
+        let t0 = Instant::now();
+        for i in 0..REASSERT_LIMIT {
+            assert_eq!(g.record(t0 + Duration::from_millis(i as u64)), None);
+        }
+        let resume = g.record(t0 + Duration::from_millis(10)).expect("pause");
+        assert_eq!(resume, t0 + Duration::from_millis(10) + REASSERT_WINDOW);
+        // Spread out over more than the window: never pauses.
+        let mut g = ReassertGuard::default();
+        for i in 0..20u32 {
+            assert_eq!(g.record(t0 + REASSERT_WINDOW / 4 * i), None);
         }
     }
 }

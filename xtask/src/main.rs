@@ -1,12 +1,13 @@
 //! `cargo xtask <command>`: the project's chores, runnable on a fresh Debian 12 machine as root.
 
-mod bench;
+mod bench_nodeip;
+mod bench_resolv;
 mod demo;
 mod deps;
 mod test;
 mod util;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "Project chores")]
@@ -17,19 +18,30 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Install the Debian packages the tests and the demo need (idempotent, starts no service).
+    /// Install the Debian packages the tests and the demo need, and NetworkManager built with
+    /// OVS (idempotent, starts no service).
     Deps,
     /// Install dependencies, then run every test of the workspace (integration tests need root).
     Test,
     /// Show a node choosing its IP: two NICs, a misleading default route, a hint and VIPs.
     Demo,
-    /// Measure `nodeip-selector show` on 100k IPv4 + 10k IPv6 routes and 1,000 addresses
-    /// against the `ip -j` dump of the same state.
+    /// Measure the performance targets.
     Bench {
-        /// Timed rounds of each command.
+        /// Which benchmark (all when omitted).
+        #[arg(value_enum)]
+        which: Option<Bench>,
+        /// Timed rounds of each command (nodeip-selector).
         #[arg(long, default_value_t = 15)]
         rounds: usize,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Bench {
+    /// `show` on 100k IPv4 + 10k IPv6 routes and 1,000 addresses against `ip -j` dumps.
+    NodeipSelector,
+    /// Change-to-rewrite latency over 200 changes, idle wake-ups, RSS.
+    ResolvPrepender,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -43,9 +55,15 @@ fn main() -> anyhow::Result<()> {
             deps::install()?;
             demo::run()
         }
-        Cmd::Bench { rounds } => {
+        Cmd::Bench { which, rounds } => {
             deps::install()?;
-            bench::run(rounds)
+            if which.is_none_or(|w| w == Bench::NodeipSelector) {
+                bench_nodeip::run(rounds)?;
+            }
+            if which.is_none_or(|w| w == Bench::ResolvPrepender) {
+                bench_resolv::run()?;
+            }
+            Ok(())
         }
     }
 }

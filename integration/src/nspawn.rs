@@ -23,6 +23,8 @@ const PROPERTIES: &str = "Id,ActiveState,SubState,Result,ExecMainStatus,\
 pub struct Boot<'a> {
     pub units: Vec<(String, String)>,
     pub binds_ro: Vec<(String, String)>,
+    /// Read-write binds (host path, guest path).
+    pub binds: Vec<(String, String)>,
     pub netns: Option<&'a Netns>,
     pub timeout: Option<Duration>,
 }
@@ -60,6 +62,9 @@ impl Boot<'_> {
         }
         for (host, guest) in &self.binds_ro {
             binds.push(format!("--bind-ro={host}:{guest}"));
+        }
+        for (host, guest) in &self.binds {
+            binds.push(format!("--bind={host}:{guest}"));
         }
         let network = match self.netns {
             Some(ns) => format!("--network-namespace-path=/run/netns/{}", ns.name()),

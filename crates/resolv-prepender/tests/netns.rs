@@ -496,6 +496,51 @@ fn daemon_does_not_fight_another_writer_in_a_loop() {
     assert!((2..=7).contains(&writes), "{writes} writes:\n{log}");
 }
 
+/// Real systemd (in nspawn) on its own bus: with a stand-in `systemd-resolved.service` already
+/// started, `once` on a resolved host must restart it through `TryRestartUnit`.
+#[test]
+fn systemd_restarts_resolved_when_asked_over_dbus() {
+    if !require_root("systemd_restarts_resolved_when_asked_over_dbus") {
+        return;
+    }
+    let f = Files::new();
+    fs::copy(BIN, f.path("resolv-prepender")).unwrap();
+    fs::write(f.path("stub-resolv.conf"), "nameserver 127.0.0.53\n").unwrap();
+    fs::remove_file(f.path("resolv.conf")).unwrap();
+    std::os::unix::fs::symlink("stub-resolv.conf", f.path("resolv.conf")).unwrap();
+    let resolved = "[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/bin/true\n";
+    let prepender = "[Unit]\nWants=dbus.socket systemd-resolved.service\nAfter=dbus.socket systemd-resolved.service\n\
+        [Service]\nType=oneshot\nRemainAfterExit=yes\n\
+        ExecStart=/rp/resolv-prepender once --config /dev/null --base-domain c.test --upstream /rp/nm-resolv.conf \
+        --node-ip-file /rp/primary-ip --output /rp/resolv.conf --done-flag /rp/done --env-file /rp/env \
+        --resolved-dropin /rp/60-kni.conf\n";
+    let boot = integration::nspawn::Boot {
+        units: vec![
+            ("systemd-resolved.service".into(), resolved.into()),
+            ("hx-resolv-prepender.service".into(), prepender.into()),
+        ],
+        binds: vec![(f.dir.path().display().to_string(), "/rp".into())],
+        ..Default::default()
+    };
+    let units = boot.run().unwrap();
+    let (rp, rs) = (
+        &units["hx-resolv-prepender.service"],
+        &units["systemd-resolved.service"],
+    );
+    assert_eq!(rp["Result"], "success", "{units:?}");
+    let mono =
+        |u: &std::collections::BTreeMap<String, String>, k: &str| u[k].parse::<u64>().unwrap();
+    assert!(
+        mono(rs, "ExecMainStartTimestampMonotonic") > mono(rp, "ExecMainStartTimestampMonotonic"),
+        "systemd-resolved was (re)started after resolv-prepender began: {units:?}"
+    );
+    assert_eq!(
+        fs::read_to_string(f.path("60-kni.conf")).unwrap(),
+        "[Resolve]\nDNS=192.0.2.10\nDomains=c.test\n"
+    );
+    assert!(f.path("done").exists());
+}
+
 #[test]
 fn render_prints_the_pure_transformation() {
     let f = Files::new();

@@ -150,7 +150,19 @@ impl NetworkManager {
         )
     }
 
-    /// Adds a static IPv4 profile for `iface` (no autoconnect) and brings it up.
+    /// Adds an ethernet profile `name` for `iface` with `settings` (nmcli property/value pairs;
+    /// IPv6 disabled unless they say otherwise), no autoconnect, and brings it up.
+    pub fn up_ethernet(&self, name: &str, iface: &str, settings: &[&str]) -> Result<(), String> {
+        let mut args = vec![
+            "conn", "add", "type", "ethernet", "ifname", iface, "con-name", name,
+        ];
+        args.extend_from_slice(&["autoconnect", "no", "ipv6.method", "disabled"]);
+        args.extend_from_slice(settings);
+        self.nmcli(&args)?;
+        self.nmcli(&["-w", "60", "conn", "up", name]).map(drop)
+    }
+
+    /// A static IPv4 profile (see [`Self::up_ethernet`]).
     pub fn up_static(
         &self,
         name: &str,
@@ -158,48 +170,20 @@ impl NetworkManager {
         cidr: &str,
         gateway: &str,
     ) -> Result<(), String> {
-        self.nmcli(&[
-            "conn",
-            "add",
-            "type",
-            "ethernet",
-            "ifname",
-            iface,
-            "con-name",
-            name,
-            "autoconnect",
-            "no",
+        let s = [
             "ipv4.method",
             "manual",
             "ipv4.addresses",
             cidr,
             "ipv4.gateway",
             gateway,
-            "ipv6.method",
-            "disabled",
-        ])?;
-        self.nmcli(&["-w", "30", "conn", "up", name]).map(drop)
+        ];
+        self.up_ethernet(name, iface, &s)
     }
 
-    /// Adds a DHCPv4 profile for `iface` (no autoconnect) and brings it up.
+    /// A DHCPv4 profile (see [`Self::up_ethernet`]).
     pub fn up_dhcp(&self, name: &str, iface: &str) -> Result<(), String> {
-        self.nmcli(&[
-            "conn",
-            "add",
-            "type",
-            "ethernet",
-            "ifname",
-            iface,
-            "con-name",
-            name,
-            "autoconnect",
-            "no",
-            "ipv4.method",
-            "auto",
-            "ipv6.method",
-            "disabled",
-        ])?;
-        self.nmcli(&["-w", "60", "conn", "up", name]).map(drop)
+        self.up_ethernet(name, iface, &["ipv4.method", "auto"])
     }
 
     /// Waits until profile `name` is activated.

@@ -2,19 +2,15 @@
 
 use std::path::PathBuf;
 
-use clap::{ArgAction, Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 /// Chooses the node IP once per boot and writes it where kubelet, CRI-O and the other
 /// host-networking daemons read it.
 #[derive(Debug, Parser)]
 #[command(name = "nodeip-selector", version, about)]
 pub struct Cli {
-    /// More logging (-v debug, -vv trace). `RUST_LOG` and `ENABLE_NODEIP_DEBUG=true` also work.
-    #[arg(short, long, action = ArgAction::Count, global = true)]
-    pub verbose: u8,
-    /// Less logging (-q warnings only, -qq errors only).
-    #[arg(short, long, action = ArgAction::Count, global = true, conflicts_with = "verbose")]
-    pub quiet: u8,
+    #[command(flatten)]
+    pub verbosity: selection::app::Verbosity,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -3,6 +3,8 @@
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
+pub use selection::app::UsageError;
+use selection::app::load_config;
 use selection::runfiles::{DEFAULT_RUN_DIR, NodeIpFiles};
 use selection::select::{OVN_KUBERNETES, has_both_families};
 use selection::{Request, Target, TargetRole};
@@ -17,11 +19,6 @@ pub const DEFAULT_CONFIG: &str = "/etc/nodeip-selector/config.toml";
 pub const DEFAULT_HINT_FILE: &str = "/etc/default/nodeip-configuration";
 /// Where the kubelet and crio drop-ins go.
 pub const DEFAULT_SYSTEMD_DIR: &str = "/etc/systemd/system";
-
-/// Bad input: reported as one line, exit code 2, nothing written.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
 
 /// The config file; every key mirrors a flag.
 #[derive(Debug, Default, Deserialize)]
@@ -67,8 +64,7 @@ impl Settings {
 /// Merges `args` over the config file (`default_config` is read only when it exists and no
 /// `--config` was given) and reads the hint file.
 pub fn resolve(args: &SelectArgs, default_config: &Path) -> Result<Settings, UsageError> {
-    let config = load_config(args.config.as_deref(), default_config)?;
-    let (cfg, cfg_path) = config.unwrap_or_default();
+    let (cfg, cfg_path): (ConfigFile, _) = load_config(args.config.as_deref(), default_config)?;
 
     let hint_file = args
         .hint_file
@@ -90,7 +86,7 @@ pub fn resolve(args: &SelectArgs, default_config: &Path) -> Result<Settings, Usa
             .map(|(i, v)| parse_ip(v, || format!("argument {}", i + 1)))
             .collect::<Result<_, _>>()?
     } else {
-        let shown = cfg_path.display().to_string();
+        let shown = cfg_path.unwrap_or_default().display().to_string();
         cfg.ips
             .unwrap_or_default()
             .iter()
@@ -132,28 +128,6 @@ pub fn resolve(args: &SelectArgs, default_config: &Path) -> Result<Settings, Usa
             .or(cfg.systemd_dir)
             .unwrap_or_else(|| DEFAULT_SYSTEMD_DIR.into()),
     })
-}
-
-fn load_config(
-    explicit: Option<&Path>,
-    default: &Path,
-) -> Result<Option<(ConfigFile, PathBuf)>, UsageError> {
-    let path = match explicit {
-        Some(p) => p,
-        None if default.exists() => default,
-        None => return Ok(None),
-    };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| UsageError(format!("cannot read config {}: {e}", path.display())))?;
-    let cfg: ConfigFile = toml::from_str(&text).map_err(|e| {
-        let msg = e.message();
-        let at = e
-            .span()
-            .map(|s| format!(" (line {})", text[..s.start].matches('\n').count() + 1))
-            .unwrap_or_default();
-        UsageError(format!("invalid config {}{at}: {msg}", path.display()))
-    })?;
-    Ok(Some((cfg, path.to_owned())))
 }
 
 /// `NODEIP_HINT`, else `KUBELET_NODEIP_HINT` (`${NODEIP_HINT:-${KUBELET_NODEIP_HINT:-}}`).

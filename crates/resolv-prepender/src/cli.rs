@@ -2,19 +2,15 @@
 
 use std::path::PathBuf;
 
-use clap::{ArgAction, Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 /// Keeps /etc/resolv.conf = NetworkManager's resolver + the node IP first + the cluster domain
 /// first, and sets the flag kubelet waits for.
 #[derive(Debug, Parser)]
 #[command(name = "resolv-prepender", version, about)]
 pub struct Cli {
-    /// More logging (-v debug, -vv trace); `RUST_LOG` also works.
-    #[arg(short, long, action = ArgAction::Count, global = true)]
-    pub verbose: u8,
-    /// Less logging.
-    #[arg(short, long, action = ArgAction::Count, global = true, conflicts_with = "verbose")]
-    pub quiet: u8,
+    #[command(flatten)]
+    pub verbosity: selection::app::Verbosity,
     #[command(subcommand)]
     pub command: Command,
 }

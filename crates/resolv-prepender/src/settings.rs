@@ -2,17 +2,14 @@
 
 use std::path::{Path, PathBuf};
 
+pub use selection::app::UsageError;
+use selection::app::load_config;
 use serde::Deserialize;
 
 use crate::cli::SettingsArgs;
 
 /// Optional settings file.
 pub const DEFAULT_CONFIG: &str = "/etc/resolv-prepender/config.toml";
-
-/// Bad settings: one line, exit code 2.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -41,29 +38,7 @@ pub struct Settings {
 /// Merges the flags over the config file (`default_config` only when it exists and no
 /// `--config` was given).
 pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, UsageError> {
-    let path = match &args.config {
-        Some(p) => Some(p.clone()),
-        None if default_config.exists() => Some(default_config.to_owned()),
-        None => None,
-    };
-    let cfg = match &path {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| UsageError(format!("cannot read config {}: {e}", p.display())))?;
-            toml::from_str::<ConfigFile>(&text).map_err(|e| {
-                let line = e
-                    .span()
-                    .map(|s| text[..s.start].matches('\n').count() + 1)
-                    .unwrap_or(1);
-                UsageError(format!(
-                    "invalid config {} (line {line}): {}",
-                    p.display(),
-                    e.message()
-                ))
-            })?
-        }
-        None => ConfigFile::default(),
-    };
+    let (cfg, path): (ConfigFile, _) = load_config(args.config.as_deref(), default_config)?;
     let pick = |flag: &Option<PathBuf>, file: Option<PathBuf>, default: &str| {
         flag.clone().or(file).unwrap_or_else(|| default.into())
     };

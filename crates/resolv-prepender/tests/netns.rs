@@ -56,33 +56,19 @@ fn daemon_on_a_real_node_prepends_the_node_dns_and_follows_changes() {
     let mut up = Upstream::start(1, &[(&api(), UPSTREAM_API)]).unwrap();
     let node = Node::start(&mut up, 1).unwrap();
     let ip = node_address(1);
+    let cidr = format!("{ip}/24");
+    let s = [
+        "ipv4.method",
+        "manual",
+        "ipv4.addresses",
+        &cidr,
+        "ipv4.gateway",
+        ROUTER,
+    ];
+    let dns = ["ipv4.dns", ROUTER, "ipv4.dns-search", "example.test"];
     node.nm
-        .nmcli(&[
-            "conn",
-            "add",
-            "type",
-            "ethernet",
-            "ifname",
-            "ens3",
-            "con-name",
-            "ens3",
-            "autoconnect",
-            "no",
-            "ipv4.method",
-            "manual",
-            "ipv4.addresses",
-            &format!("{ip}/24"),
-            "ipv4.gateway",
-            ROUTER,
-            "ipv4.dns",
-            ROUTER,
-            "ipv4.dns-search",
-            "example.test",
-            "ipv6.method",
-            "disabled",
-        ])
+        .up_ethernet("ens3", "ens3", &[&s[..], &dns[..]].concat())
         .unwrap();
-    node.nm.nmcli(&["conn", "up", "ens3"]).unwrap();
     let node_dns = DnsmasqConfig {
         listen: vec![ip.clone()],
         zone: Some(ZONE.into()),
@@ -399,31 +385,18 @@ fn without_the_env_file_search_domains_come_from_network_manager_over_dbus() {
     }
     let mut up = Upstream::start(1, &[]).unwrap();
     let node = Node::start(&mut up, 1).unwrap();
-    node.nm
-        .nmcli(&[
-            "conn",
-            "add",
-            "type",
-            "ethernet",
-            "ifname",
-            "ens3",
-            "con-name",
-            "ens3",
-            "autoconnect",
-            "no",
-            "ipv4.method",
-            "manual",
-            "ipv4.addresses",
-            &format!("{}/24", node_address(1)),
-            "ipv4.dns",
-            ROUTER,
-            "ipv4.dns-search",
-            "x.test,y.test",
-            "ipv6.method",
-            "disabled",
-        ])
-        .unwrap();
-    node.nm.nmcli(&["conn", "up", "ens3"]).unwrap();
+    let cidr = format!("{}/24", node_address(1));
+    let s = [
+        "ipv4.method",
+        "manual",
+        "ipv4.addresses",
+        &cidr,
+        "ipv4.dns",
+        ROUTER,
+        "ipv4.dns-search",
+        "x.test,y.test",
+    ];
+    node.nm.up_ethernet("ens3", "ens3", &s).unwrap();
     let f = Files::new();
     fs::write(f.path("stub-resolv.conf"), "nameserver 127.0.0.53\n").unwrap();
     fs::remove_file(f.path("resolv.conf")).unwrap();

@@ -5,6 +5,7 @@
 //! Behaviour follows OpenShift's baremetal-runtimecfg `node-ip` (see the project's reference
 //! documents); every deliberate difference is documented where it is made.
 
+pub mod app;
 pub mod atomic;
 pub mod default_path;
 pub mod envfile;

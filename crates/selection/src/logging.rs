@@ -5,11 +5,11 @@ use std::io::IsTerminal;
 
 use tracing_subscriber::EnvFilter;
 
-/// Installs the global subscriber. `verbose - quiet` picks the level (0 = info); `debug` forces
+/// Installs the global subscriber. `-v` minus `-q` picks the level (0 = info); `debug` forces
 /// at least debug (e.g. `ENABLE_NODEIP_DEBUG=true`). The netlink crates' warnings about
 /// attributes newer kernels send are not actionable here and are hidden.
-pub fn init(verbose: u8, quiet: u8, debug: bool) {
-    let level = match (i16::from(verbose) - i16::from(quiet), debug) {
+pub fn init(v: &crate::app::Verbosity, debug: bool) {
+    let level = match (i16::from(v.verbose) - i16::from(v.quiet), debug) {
         (v, _) if v >= 2 => "trace",
         (1, _) | (_, true) => "debug",
         (0, _) => "info",

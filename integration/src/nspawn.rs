@@ -13,7 +13,7 @@ use crate::process::output;
 pub type UnitProperties = BTreeMap<String, BTreeMap<String, String>>;
 
 /// Properties collected for each unit.
-const PROPERTIES: &str = "Id,ActiveState,SubState,Result,ExecMainStatus,\
+const PROPERTIES: &str = "Id,ActiveState,SubState,Result,ExecMainStatus,StatusText,\
     ExecMainStartTimestampMonotonic,ExecMainExitTimestampMonotonic,\
     ActiveEnterTimestampMonotonic,InactiveExitTimestampMonotonic";
 

@@ -472,7 +472,7 @@ fn daemon_does_not_fight_another_writer_in_a_loop() {
 /// Real systemd (in nspawn) on its own bus: with a stand-in `systemd-resolved.service` already
 /// started, `once` on a resolved host must restart it through `TryRestartUnit`.
 #[test]
-fn systemd_restarts_resolved_when_asked_over_dbus() {
+fn under_real_systemd_resolved_is_restarted_over_dbus_and_the_daemon_notifies_ready() {
     if !require_root("systemd_restarts_resolved_when_asked_over_dbus") {
         return;
     }
@@ -487,10 +487,17 @@ fn systemd_restarts_resolved_when_asked_over_dbus() {
         ExecStart=/rp/resolv-prepender once --config /dev/null --base-domain c.test --upstream /rp/nm-resolv.conf \
         --node-ip-file /rp/primary-ip --output /rp/resolv.conf --done-flag /rp/done --env-file /rp/env \
         --resolved-dropin /rp/60-kni.conf\n";
+    // The daemon as systemd runs it: Type=notify, active only once READY=1 arrived.
+    let daemon = "[Unit]\nAfter=hx-resolv-prepender.service\n\
+        [Service]\nType=notify\nTimeoutStartSec=10\n\
+        ExecStart=/rp/resolv-prepender run --config /dev/null --base-domain c.test --upstream /rp/nm-resolv.conf \
+        --node-ip-file /rp/primary-ip --output /rp/resolv.conf --done-flag /rp/done --env-file /rp/env \
+        --resolved-dropin /rp/60-kni.conf\n";
     let boot = integration::nspawn::Boot {
         units: vec![
             ("systemd-resolved.service".into(), resolved.into()),
             ("hx-resolv-prepender.service".into(), prepender.into()),
+            ("hx-resolv-prepender-daemon.service".into(), daemon.into()),
         ],
         binds: vec![(f.dir.path().display().to_string(), "/rp".into())],
         ..Default::default()
@@ -506,6 +513,16 @@ fn systemd_restarts_resolved_when_asked_over_dbus() {
     assert!(
         mono(rs, "ExecMainStartTimestampMonotonic") > mono(rp, "ExecMainStartTimestampMonotonic"),
         "systemd-resolved was (re)started after resolv-prepender began: {units:?}"
+    );
+    let d = &units["hx-resolv-prepender-daemon.service"];
+    assert_eq!(
+        (d["ActiveState"].as_str(), d["SubState"].as_str()),
+        ("active", "running"),
+        "{d:?}"
+    );
+    assert_eq!(
+        d["StatusText"], "node IP 192.0.2.10 first (unchanged)",
+        "{d:?}"
     );
     assert_eq!(
         fs::read_to_string(f.path("60-kni.conf")).unwrap(),

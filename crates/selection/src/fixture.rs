@@ -116,6 +116,8 @@ impl SnapshotBuilder {
             index,
             name: name.into(),
             flags: libc_iff::UP,
+            mac: vec![0x52, 0x54, 0x00, 0xc0, 0xee, index as u8],
+            mtu: 1500,
         });
         self
     }

@@ -20,6 +20,9 @@ pub struct Link {
     pub name: String,
     /// `IFF_*` flags as the kernel reports them.
     pub flags: u32,
+    /// Hardware address (`IFLA_ADDRESS`), empty when the link has none.
+    pub mac: Vec<u8>,
+    pub mtu: u32,
 }
 
 impl Link {

@@ -14,19 +14,22 @@ use crate::net::Cidr;
 const RTM_F_CLONED: u32 = 0x200;
 
 pub(super) fn link(msg: &LinkMessage) -> Link {
-    let name = msg
-        .attributes
-        .iter()
-        .find_map(|a| match a {
-            LinkAttribute::IfName(n) => Some(n.clone()),
-            _ => None,
-        })
-        .unwrap_or_else(|| format!("if{}", msg.header.index));
-    Link {
+    let mut link = Link {
         index: msg.header.index,
-        name,
+        name: format!("if{}", msg.header.index),
         flags: msg.header.flags.bits(),
+        mac: Vec::new(),
+        mtu: 0,
+    };
+    for a in &msg.attributes {
+        match a {
+            LinkAttribute::IfName(n) => link.name = n.clone(),
+            LinkAttribute::Address(mac) => link.mac = mac.clone(),
+            LinkAttribute::Mtu(mtu) => link.mtu = *mtu,
+            _ => {}
+        }
     }
+    link
 }
 
 /// `None` for families other than IPv4/IPv6.

@@ -1,0 +1,585 @@
+//! The effects: gather state, clean up leftovers, execute a plan inside a NetworkManager
+//! checkpoint, verify through netlink, commit or roll back.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use selection::Snapshot;
+use selection::atomic::{touch, write_atomic};
+use selection::netlink::{ChangeStream, NetlinkReader};
+use selection::runfiles::read_ip_file;
+use zbus::zvariant::OwnedObjectPath;
+
+use crate::nm::{self, Nm, NmError};
+use crate::ovsdb;
+use crate::plan::{self, BR_EX, BR_EX1, Files, Plan, PlanError, is_ours};
+use crate::profile::{self as p, Settings as NmSettings};
+use crate::settings::Settings;
+
+/// How long to wait for a default route to appear when there is none (upstream: 12 x 5 s).
+const DEFAULT_ROUTE_WAIT: Duration = Duration::from_secs(60);
+/// How long the first global IPv6 address on the bridge may stay tentative (upstream: 60 tries).
+const IPV6_USABLE_WAIT: Duration = Duration::from_secs(60);
+/// How long the routes and addresses may take to settle on the bridge after activation.
+const SETTLE_WAIT: Duration = Duration::from_secs(10);
+
+/// A failed run. The node keeps (or gets back) its original network.
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    #[error(transparent)]
+    Nm(#[from] NmError),
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    #[error(transparent)]
+    Ovs(#[from] ovsdb::OvsError),
+    #[error("netlink: {0}")]
+    Netlink(#[from] selection::netlink::NetlinkError),
+    #[error("{0}")]
+    Verify(String),
+    #[error("{0}")]
+    Io(String),
+    #[error("terminated by a signal")]
+    Terminated,
+}
+
+fn io(what: &str, path: &Path, e: std::io::Error) -> ApplyError {
+    ApplyError::Io(format!("cannot {what} {}: {e}", path.display()))
+}
+
+/// What a successful run did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// `/etc/nmstate/openshift/applied` exists: NMState owns br-ex.
+    Declarative,
+    /// br-ex already carried the node IP and every profile was active.
+    AlreadyConverted,
+    Converted {
+        interface: String,
+    },
+}
+
+/// Everything the planner reads.
+pub struct Gathered {
+    pub profiles: Vec<(OwnedObjectPath, plan::Profile)>,
+    pub devices: Vec<(OwnedObjectPath, plan::Device)>,
+    pub snapshot: Snapshot,
+    pub files: Files,
+}
+
+impl Gathered {
+    pub fn planner_profiles(&self) -> Vec<plan::Profile> {
+        self.profiles
+            .iter()
+            .map(|(_, x)| plan::Profile {
+                settings: p::clone_settings(&x.settings),
+                active: x.active,
+            })
+            .collect()
+    }
+
+    pub fn planner_devices(&self) -> Vec<plan::Device> {
+        self.devices.iter().map(|(_, d)| d.clone()).collect()
+    }
+
+    fn path_of(&self, id: &str) -> Option<&OwnedObjectPath> {
+        self.profiles
+            .iter()
+            .find(|(_, x)| p::id(&x.settings) == id)
+            .map(|(path, _)| path)
+    }
+}
+
+fn read_text(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|t| t.trim_end_matches('\n').to_owned())
+}
+
+/// Reads NM, the kernel and the input files.
+pub async fn gather(
+    nm: &Nm,
+    reader: &mut NetlinkReader,
+    s: &Settings,
+) -> Result<Gathered, ApplyError> {
+    let devices: Vec<(OwnedObjectPath, plan::Device)> = nm
+        .devices()
+        .await?
+        .into_iter()
+        .map(|d| {
+            (
+                d.path,
+                plan::Device {
+                    interface: d.interface,
+                    device_type: d.device_type,
+                    active_uuid: d.active_uuid,
+                },
+            )
+        })
+        .collect();
+    let active: Vec<&str> = devices
+        .iter()
+        .filter_map(|(_, d)| d.active_uuid.as_deref())
+        .collect();
+    let profiles = nm
+        .profiles()
+        .await?
+        .into_iter()
+        .map(|x| {
+            let is_active = active.contains(&p::uuid(&x.settings).as_str());
+            (
+                x.path,
+                plan::Profile {
+                    settings: x.settings,
+                    active: is_active,
+                },
+            )
+        })
+        .collect();
+    let primary_ip = read_ip_file(&s.primary_ip()).unwrap_or_else(|e| {
+        tracing::warn!("ignoring {e}");
+        None
+    });
+    let files = Files {
+        default_bridge: std::fs::read_to_string(s.default_bridge()).ok(),
+        primary_ip,
+        hint: read_text(&s.hint()),
+        extra_bridge: read_text(&s.extra_bridge())
+            .and_then(|t| t.lines().next().map(str::to_owned)),
+    };
+    Ok(Gathered {
+        profiles,
+        devices,
+        snapshot: reader.snapshot().await?,
+        files,
+    })
+}
+
+/// Deletes every profile this tool creates (in /run and /etc) and the OVS bridges, then lets
+/// the uplinks get their original profiles back. Returns whether anything was deleted.
+pub async fn cleanup(nm: &Nm, timeout: Duration) -> Result<bool, ApplyError> {
+    let profiles = nm.profiles().await?;
+    let mut uplinks: Vec<String> = Vec::new();
+    let mut deleted = false;
+    for x in &profiles {
+        let id = p::id(&x.settings);
+        if !is_ours(&id) {
+            continue;
+        }
+        if id.starts_with("ovs-if-phys") {
+            uplinks.extend(p::interface(&x.settings));
+        }
+        tracing::info!(
+            "removing profile {id} ({})",
+            if x.filename.is_empty() {
+                "in memory"
+            } else {
+                &x.filename
+            }
+        );
+        nm.delete(&x.path).await?;
+        deleted = true;
+    }
+    ovsdb::delete_bridge(BR_EX.bridge)?;
+    ovsdb::delete_bridge(BR_EX1.bridge)?;
+    if deleted {
+        reconnect(nm, &uplinks, timeout).await;
+    }
+    Ok(deleted)
+}
+
+/// Gives each uplink its best original profile again (`nmcli device connect`), if NM has not
+/// already done so by autoconnect.
+async fn reconnect(nm: &Nm, uplinks: &[String], timeout: Duration) {
+    let Ok(devices) = nm.devices().await else {
+        return;
+    };
+    for name in uplinks {
+        let Some(d) = devices
+            .iter()
+            .find(|d| &d.interface == name && d.device_type != 25)
+        else {
+            continue;
+        };
+        if d.state == nm::DEVICE_ACTIVATED {
+            continue;
+        }
+        if let Err(e) = nm.connect_device(&d.path, name, timeout).await {
+            tracing::warn!("could not reconnect {name}: {e}");
+        }
+    }
+}
+
+/// One run of `apply`.
+pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
+    ovsdb::clear_ovn_remote()?;
+    if s.nmstate_dir().join("applied").exists() {
+        tracing::info!(
+            "Skipping: NMState configuration applied ({} exists)",
+            s.nmstate_dir().join("applied").display()
+        );
+        return Ok(Outcome::Declarative);
+    }
+    touch(&s.executed_marker()).map_err(|e| io("touch", &s.executed_marker(), e))?;
+    let nm = Nm::connect().await?;
+    let mut changes = ChangeStream::subscribe(Duration::from_millis(20))?;
+    let mut reader = NetlinkReader::connect()?;
+    if !s.boot_marker().exists() {
+        tracing::info!(
+            "first run of this boot: removing a previous boot's bridge before rebuilding"
+        );
+        cleanup(&nm, s.activation_timeout).await?;
+        touch(&s.boot_marker()).map_err(|e| io("touch", &s.boot_marker(), e))?;
+    }
+    let mut g = gather(&nm, &mut reader, s).await?;
+    let deadline = Instant::now() + DEFAULT_ROUTE_WAIT;
+    while plan::choose(&g.snapshot, &g.files)?.is_none() && Instant::now() < deadline {
+        tracing::info!(
+            "no node-IP interface and no default route yet; waiting for a network change"
+        );
+        let _ = tokio::time::timeout(deadline - Instant::now(), changes.next()).await;
+        g = gather(&nm, &mut reader, s).await?;
+    }
+    let choice = plan::choose(&g.snapshot, &g.files)?.ok_or(PlanError::NoInterface)?;
+    if choice.interface != BR_EX.bridge
+        && g.profiles.iter().any(|(_, x)| is_ours(&p::id(&x.settings)))
+    {
+        tracing::info!(
+            "br-ex is not carrying the node IP: removing the previous attempt before proceeding"
+        );
+        cleanup(&nm, s.activation_timeout).await?;
+        g = gather(&nm, &mut reader, s).await?;
+    }
+    let mut uuids = || uuid::Uuid::new_v4().to_string();
+    let plan = plan::plan(
+        &g.planner_profiles(),
+        &g.planner_devices(),
+        &g.snapshot,
+        &g.files,
+        &mut uuids,
+    )?;
+    for w in plan.bridges.iter().flat_map(|b| &b.warnings) {
+        tracing::warn!("{w}");
+    }
+    let outcome = if plan.already_converted && plan.bridges.is_empty() && all_active(&g, &plan) {
+        tracing::info!(
+            "br-ex already carries the node IP and every profile is active: nothing to do"
+        );
+        Outcome::AlreadyConverted
+    } else {
+        execute(&nm, s, &g, &plan, &mut changes, &mut reader).await?;
+        Outcome::Converted {
+            interface: plan.choice.interface.clone(),
+        }
+    };
+    if let Outcome::Converted { interface } = &outcome
+        && interface != BR_EX.bridge
+    {
+        // Decision: written on every conversion, also when the node IP chose the interface
+        // (upstream only wrote it on the default-route path, so a node with primary-ip got it
+        // on its second run of a boot, if ever). OVN-Kubernetes reads this file.
+        write_atomic(&s.hint(), format!("{interface}\n").as_bytes(), 0o644)
+            .map_err(|e| io("write", &s.hint(), e))?;
+    }
+    tracing::info!("D-Bus calls: {}", nm.calls());
+    Ok(outcome)
+}
+
+fn all_active(g: &Gathered, plan: &Plan) -> bool {
+    plan.activate.iter().all(|id| {
+        g.profiles
+            .iter()
+            .any(|(_, x)| p::id(&x.settings) == *id && x.active)
+    })
+}
+
+/// Runs the plan inside a checkpoint; on any failure (or SIGTERM) rolls back, removes what was
+/// added and keeps a copy of the generated profiles for troubleshooting.
+async fn execute(
+    nm: &Nm,
+    s: &Settings,
+    g: &Gathered,
+    plan: &Plan,
+    changes: &mut ChangeStream,
+    reader: &mut NetlinkReader,
+) -> Result<(), ApplyError> {
+    let cp = nm.checkpoint_create(&[], s.checkpoint_timeout).await?;
+    let mut added: BTreeMap<String, (OwnedObjectPath, NmSettings)> = BTreeMap::new();
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| ApplyError::Io(format!("signal handler: {e}")))?;
+    let result = tokio::select! {
+        r = steps(nm, s, g, plan, &mut added, changes, reader) => r,
+        _ = term.recv() => Err(ApplyError::Terminated),
+    };
+    match result {
+        Ok(()) => {
+            nm.checkpoint_destroy(&cp).await?;
+            if s.persist {
+                for (path, settings) in added.values() {
+                    nm.update(path, settings, true).await?;
+                }
+            }
+            Ok(())
+        }
+        Err(e) => {
+            tracing::error!("{e}; rolling back to the previous network configuration");
+            dump_profiles(s, plan);
+            if let Err(r) = nm.checkpoint_rollback(&cp).await {
+                tracing::error!("checkpoint rollback failed: {r}");
+            }
+            for (id, (path, _)) in &added {
+                // DELETE_NEW_CONNECTIONS already removed them; this covers a crash of that path.
+                if nm.delete(path).await.is_ok() {
+                    tracing::info!("removed {id}");
+                }
+            }
+            for b in &plan.bridges {
+                if let Err(o) = ovsdb::delete_bridge(b.names.bridge) {
+                    tracing::error!("{o}");
+                }
+            }
+            let uplinks: Vec<String> = plan.bridges.iter().map(|b| b.interface.clone()).collect();
+            reconnect(nm, &uplinks, s.activation_timeout).await;
+            Err(e)
+        }
+    }
+}
+
+async fn steps(
+    nm: &Nm,
+    s: &Settings,
+    g: &Gathered,
+    plan: &Plan,
+    added: &mut BTreeMap<String, (OwnedObjectPath, NmSettings)>,
+    changes: &mut ChangeStream,
+    reader: &mut NetlinkReader,
+) -> Result<(), ApplyError> {
+    for uuid in &plan.remove {
+        if let Some((path, x)) = g
+            .profiles
+            .iter()
+            .find(|(_, x)| p::uuid(&x.settings) == *uuid)
+        {
+            tracing::info!(
+                "removing {} (no extra bridge configured)",
+                p::id(&x.settings)
+            );
+            nm.delete(path).await?;
+        }
+        for b in [BR_EX1.bridge] {
+            ovsdb::delete_bridge(b)?;
+        }
+    }
+    for settings in plan.bridges.iter().flat_map(|b| &b.add) {
+        let path = nm.add(settings).await?;
+        added.insert(p::id(settings), (path, p::clone_settings(settings)));
+    }
+    let mut ports_up: BTreeMap<String, usize> = BTreeMap::new();
+    let mut port_masters: Vec<String> = Vec::new();
+    for id in &plan.activate {
+        let known = added
+            .get(id)
+            .map(|(path, _)| path.clone())
+            .or_else(|| g.path_of(id).cloned());
+        let Some(path) = known else { continue };
+        let settings = match added.get(id) {
+            Some((_, s)) => p::clone_settings(s),
+            None => g
+                .profiles
+                .iter()
+                .find(|(_, x)| p::id(&x.settings) == *id)
+                .map(|(_, x)| p::clone_settings(&x.settings))
+                .unwrap_or_default(),
+        };
+        let uuid = p::uuid(&settings);
+        let is_port = matches!(
+            p::get_str(&settings, "connection", "slave-type").as_deref(),
+            Some("bond" | "team")
+        );
+        if is_port {
+            let master = p::master(&settings).unwrap_or_default();
+            if !port_masters.contains(&master) {
+                port_masters.push(master.clone());
+            }
+        }
+        let r = activate_once(nm, &path, &uuid, id, s.activation_timeout).await;
+        match (r, is_port) {
+            (Ok(()), true) => {
+                *ports_up
+                    .entry(p::master(&settings).unwrap_or_default())
+                    .or_default() += 1
+            }
+            (Ok(()), false) => {}
+            // A bond survives with one port up (OCPBUGS-1503).
+            (Err(e), true) => tracing::warn!("port {id} did not come up: {e}"),
+            (Err(e), false) => return Err(e.into()),
+        }
+        // Switched on once active, so NM brings it back by itself later (activation list only).
+        let mut on = settings;
+        p::set(&mut on, "connection", "autoconnect", true);
+        nm.update(&path, &on, false).await?;
+        if let Some(a) = added.get_mut(id) {
+            a.1 = on;
+        }
+    }
+    if let Some(m) = port_masters
+        .iter()
+        .find(|m| ports_up.get(*m).copied().unwrap_or(0) == 0)
+    {
+        return Err(ApplyError::Verify(format!("no port of {m} came up")));
+    }
+    verify(plan, g, changes, reader).await
+}
+
+async fn activate_once(
+    nm: &Nm,
+    path: &OwnedObjectPath,
+    uuid: &str,
+    id: &str,
+    timeout: Duration,
+) -> Result<(), NmError> {
+    // Activating br-ex brings up its ports and the physical interface (autoconnect-slaves):
+    // wait for those instead of activating them a second time.
+    match nm
+        .active_connections()
+        .await?
+        .into_iter()
+        .find(|(_, u, _)| u == uuid)
+    {
+        Some((_, _, nm::AC_ACTIVATED)) => {
+            tracing::debug!("{id} already activated");
+            Ok(())
+        }
+        Some((ac, _, _)) => nm.wait_active(&ac, id, timeout).await,
+        None => nm.activate(path, id, timeout).await,
+    }
+}
+
+/// The bridge carries the node IP and the default route with our metric, and its first global
+/// IPv6 address is usable; waits for the kernel state through netlink events.
+async fn verify(
+    plan: &Plan,
+    g: &Gathered,
+    changes: &mut ChangeStream,
+    reader: &mut NetlinkReader,
+) -> Result<(), ApplyError> {
+    for b in &plan.bridges {
+        let before = &g.snapshot;
+        let uplink = before
+            .links
+            .iter()
+            .find(|l| l.name == b.interface)
+            .map(|l| l.index);
+        let expected: Vec<IpAddr> = match g.files.primary_ip {
+            Some(ip)
+                if before
+                    .addresses
+                    .iter()
+                    .any(|a| a.ip == ip && Some(a.ifindex) == uplink) =>
+            {
+                vec![ip]
+            }
+            _ => before
+                .addresses
+                .iter()
+                .filter(|a| Some(a.ifindex) == uplink && a.ip.is_ipv4())
+                .map(|a| a.ip)
+                .collect(),
+        };
+        let had_default = before
+            .main_routes()
+            .any(|r| r.is_default() && r.oif == uplink && uplink.is_some());
+        let bridge = b.names.bridge;
+        let metric = b.names.metric;
+        let ok = |snap: &Snapshot| -> Result<(), String> {
+            let Some(idx) = snap
+                .links
+                .iter()
+                .find(|l| l.name == bridge)
+                .map(|l| l.index)
+            else {
+                return Err(format!("{bridge} does not exist"));
+            };
+            for ip in &expected {
+                if !snap
+                    .addresses
+                    .iter()
+                    .any(|a| a.ip == *ip && a.ifindex == idx)
+                {
+                    return Err(format!("{ip} is not on {bridge}"));
+                }
+            }
+            if had_default
+                && !snap
+                    .main_routes()
+                    .any(|r| r.is_default() && r.oif == Some(idx) && r.metric == metric)
+            {
+                return Err(format!(
+                    "no default route via {bridge} with metric {metric}"
+                ));
+            }
+            let tentative = snap
+                .addresses
+                .iter()
+                .find(|a| {
+                    a.ifindex == idx
+                        && a.ip.is_ipv6()
+                        && !selection::net::is_link_local_unicast(a.ip)
+                })
+                .is_some_and(|a| a.is_tentative() || a.is_dadfailed());
+            if tentative {
+                return Err(format!(
+                    "the first global IPv6 address on {bridge} is not usable yet"
+                ));
+            }
+            Ok(())
+        };
+        let limit = if g.snapshot.addresses.iter().any(|a| a.ip.is_ipv6()) {
+            IPV6_USABLE_WAIT
+        } else {
+            SETTLE_WAIT
+        };
+        let deadline = Instant::now() + limit;
+        loop {
+            let snap = reader.snapshot().await?;
+            match ok(&snap) {
+                Ok(()) => break,
+                Err(why) if Instant::now() >= deadline => return Err(ApplyError::Verify(why)),
+                Err(why) => {
+                    tracing::debug!("waiting: {why}");
+                    let _ = tokio::time::timeout(deadline - Instant::now(), changes.next()).await;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// On failure: the generated profiles, as keyfile-style text, in a fresh troubleshooting dir.
+fn dump_profiles(s: &Settings, plan: &Plan) {
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let dir = s.troubleshooting_dir.join(format!(
+        "ovs-bridge-configurator-{stamp}-{}",
+        std::process::id()
+    ));
+    let write = || -> std::io::Result<()> {
+        std::fs::create_dir_all(&dir)?;
+        for settings in plan.bridges.iter().flat_map(|b| &b.add) {
+            std::fs::write(
+                dir.join(format!("{}.nmconnection", p::id(settings))),
+                p::render(settings),
+            )?;
+        }
+        Ok(())
+    };
+    match write() {
+        Ok(()) => tracing::info!(
+            "copied the generated profiles to {} for troubleshooting",
+            dir.display()
+        ),
+        Err(e) => tracing::warn!("cannot write {}: {e}", dir.display()),
+    }
+}

@@ -1,0 +1,77 @@
+//! Command line.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Builds br-ex (the OVS bridge OVN-Kubernetes uses) around the interface that holds the node
+/// IP, through NetworkManager, inside a checkpoint that rolls back on any failure.
+#[derive(Debug, Parser)]
+#[command(name = "ovs-bridge-configurator", version, about)]
+pub struct Cli {
+    #[command(flatten)]
+    pub verbosity: selection::app::Verbosity,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build br-ex (what ovs-configuration.service runs); a no-op when it is already in place.
+    Apply(SettingsArgs),
+    /// Print the profiles that `apply` would add and the activation order; changes nothing.
+    Plan {
+        #[command(flatten)]
+        settings: SettingsArgs,
+        /// One JSON object instead of keyfile-style text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove br-ex and br-ex1 (profiles and OVS bridges) and give the uplinks their original
+    /// profiles back.
+    Rollback(SettingsArgs),
+    /// What exists now: this tool's profiles, the OVS bridges, which mode owns br-ex.
+    Status(SettingsArgs),
+}
+
+impl Command {
+    pub fn settings(&self) -> &SettingsArgs {
+        match self {
+            Command::Apply(s) | Command::Rollback(s) | Command::Status(s) => s,
+            Command::Plan { settings, .. } => settings,
+        }
+    }
+}
+
+/// Settings; flags win over the config file.
+#[derive(Debug, Args)]
+pub struct SettingsArgs {
+    /// TOML with the same keys [default: /etc/ovs-bridge-configurator/config.toml if present].
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Keep the profiles in /etc (persistent) instead of /run (also: NM_CONN_SET_PATH).
+    #[arg(long)]
+    pub persist: bool,
+    /// Seconds between whole-run retries after a failure; 0: fail at once [default: 900].
+    #[arg(long, value_name = "SECONDS")]
+    pub retry_interval_secs: Option<u64>,
+    /// Root of /run [default: /run].
+    #[arg(long, value_name = "DIR")]
+    pub run_dir: Option<PathBuf>,
+    /// Root of /etc [default: /etc].
+    #[arg(long, value_name = "DIR")]
+    pub etc_dir: Option<PathBuf>,
+    /// Root of /var/lib [default: /var/lib].
+    #[arg(long, value_name = "DIR")]
+    pub var_lib_dir: Option<PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,174 @@
+//! `ovs-bridge-configurator`: replaces configure-ovs.sh (`ovs-configuration.service`). It keeps
+//! its profile names and settings, but talks to NetworkManager over D-Bus, plans purely
+//! ([`plan`]), applies inside an NM checkpoint and verifies through netlink ([`apply`]).
+
+pub mod apply;
+pub mod cli;
+pub mod nm;
+pub mod ovsdb;
+pub mod plan;
+pub mod profile;
+pub mod settings;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use selection::netlink::NetlinkReader;
+
+use crate::cli::{Cli, Command};
+use crate::nm::Nm;
+use crate::settings::{DEFAULT_CONFIG, Settings, resolve};
+
+/// Runs one command.
+pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
+    let s = resolve(cli.command.settings(), Path::new(DEFAULT_CONFIG))?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("async runtime")?;
+    rt.block_on(async {
+        match &cli.command {
+            Command::Apply(_) => apply_with_retry(&s).await,
+            Command::Plan { json, .. } => plan(&s, *json).await,
+            Command::Rollback(_) => {
+                let nm = Nm::connect().await?;
+                apply::cleanup(&nm, s.activation_timeout).await?;
+                Ok(ExitCode::SUCCESS)
+            }
+            Command::Status(_) => status(&s).await,
+        }
+    })
+}
+
+/// Upstream's policy by default: a failed run is retried every 15 minutes until it succeeds (a
+/// SIGTERM during the wait ends it with a failure).
+async fn apply_with_retry(s: &Settings) -> anyhow::Result<ExitCode> {
+    loop {
+        match apply::apply(s).await {
+            Ok(outcome) => {
+                tracing::info!("done: {outcome:?}");
+                return Ok(ExitCode::SUCCESS);
+            }
+            Err(e @ apply::ApplyError::Terminated) => return Err(e.into()),
+            Err(e) => match s.retry {
+                None => return Err(e.into()),
+                Some(wait) => {
+                    tracing::error!("{e}; retrying in {}s", wait.as_secs());
+                    let mut term =
+                        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+                    tokio::select! {
+                        _ = tokio::time::sleep(wait) => {}
+                        _ = term.recv() => return Err(apply::ApplyError::Terminated.into()),
+                    }
+                }
+            },
+        }
+    }
+}
+
+async fn plan(s: &Settings, json: bool) -> anyhow::Result<ExitCode> {
+    let nm = Nm::connect().await?;
+    let mut reader = NetlinkReader::connect()?;
+    let g = apply::gather(&nm, &mut reader, s).await?;
+    let mut n = 0;
+    let mut uuids = || {
+        n += 1;
+        format!("<new-uuid-{n}>")
+    };
+    let plan = plan::plan(
+        &g.planner_profiles(),
+        &g.planner_devices(),
+        &g.snapshot,
+        &g.files,
+        &mut uuids,
+    )?;
+    if json {
+        let bridges: Vec<serde_json::Value> = plan
+            .bridges
+            .iter()
+            .map(|b| {
+                serde_json::json!({
+                    "bridge": b.names.bridge,
+                    "interface": b.interface,
+                    "original": b.original_uuid,
+                    "add": b.add.iter().map(profile::to_json).collect::<Vec<_>>(),
+                    "warnings": b.warnings,
+                })
+            })
+            .collect();
+        let out = serde_json::json!({
+            "choice": plan.choice,
+            "already_converted": plan.already_converted,
+            "bridges": bridges,
+            "remove": plan.remove,
+            "activate": plan.activate,
+        });
+        println!("{out:#}");
+    } else {
+        println!(
+            "# interface {} ({:?})",
+            plan.choice.interface, plan.choice.reason
+        );
+        for b in &plan.bridges {
+            for w in &b.warnings {
+                println!("# warning: {w}");
+            }
+            for settings in &b.add {
+                println!(
+                    "# {}.nmconnection\n{}",
+                    profile::id(settings),
+                    profile::render(settings)
+                );
+            }
+        }
+        for u in &plan.remove {
+            println!("# remove {u}");
+        }
+        println!("# activation order: {}", plan.activate.join(", "));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn status(s: &Settings) -> anyhow::Result<ExitCode> {
+    let nm = Nm::connect().await?;
+    let active: Vec<String> = nm
+        .active_connections()
+        .await?
+        .into_iter()
+        .map(|(_, u, _)| u)
+        .collect();
+    let owner = if s.nmstate_dir().join("applied").exists() {
+        "nmstate (declarative)"
+    } else {
+        "ovs-bridge-configurator (automatic)"
+    };
+    println!("mode: {owner}");
+    for x in nm.profiles().await? {
+        let id = profile::id(&x.settings);
+        if plan::is_ours(&id) {
+            let state = if active.contains(&profile::uuid(&x.settings)) {
+                "active"
+            } else {
+                "inactive"
+            };
+            let file = if x.filename.is_empty() {
+                "(in memory)".into()
+            } else {
+                x.filename.clone()
+            };
+            println!("profile {id}: {state}, {file}");
+        }
+    }
+    for b in [plan::BR_EX.bridge, plan::BR_EX1.bridge] {
+        let exists = std::process::Command::new("ovs-vsctl")
+            .args(["--timeout=5", "br-exists", b])
+            .status()
+            .is_ok_and(|st| st.success());
+        println!(
+            "ovs bridge {b}: {}",
+            if exists { "present" } else { "absent" }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,476 @@
+//! The NetworkManager D-Bus calls the configurator needs: profiles (read, add in memory,
+//! update, delete), devices, activation with state waits driven by signals, checkpoints.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use zbus::zvariant::{OwnedObjectPath, OwnedValue};
+use zbus::{Connection, proxy};
+
+use crate::profile::Settings;
+
+/// `NM_ACTIVE_CONNECTION_STATE_*`.
+pub const AC_ACTIVATED: u32 = 2;
+pub const AC_DEACTIVATED: u32 = 4;
+/// `NM_DEVICE_STATE_ACTIVATED`.
+pub const DEVICE_ACTIVATED: u32 = 100;
+
+/// `NM_SETTINGS_ADD_CONNECTION2_FLAG_IN_MEMORY`: the keyfile goes to
+/// `/run/NetworkManager/system-connections`, as configure-ovs's `nmcli c add save no`.
+const ADD_IN_MEMORY: u32 = 0x2;
+/// `NM_SETTINGS_UPDATE2_FLAG_TO_DISK` / `_IN_MEMORY`.
+const UPDATE_TO_DISK: u32 = 0x1;
+const UPDATE_IN_MEMORY: u32 = 0x2;
+/// Checkpoint flags: delete connections added after it, disconnect devices created after it.
+const CHECKPOINT_DELETE_NEW_CONNECTIONS: u32 = 0x2;
+const CHECKPOINT_DISCONNECT_NEW_DEVICES: u32 = 0x4;
+
+#[proxy(
+    interface = "org.freedesktop.NetworkManager",
+    default_service = "org.freedesktop.NetworkManager",
+    default_path = "/org/freedesktop/NetworkManager"
+)]
+trait NetworkManager {
+    fn get_devices(&self) -> zbus::Result<Vec<OwnedObjectPath>>;
+    fn activate_connection(
+        &self,
+        connection: &zbus::zvariant::ObjectPath<'_>,
+        device: &zbus::zvariant::ObjectPath<'_>,
+        specific_object: &zbus::zvariant::ObjectPath<'_>,
+    ) -> zbus::Result<OwnedObjectPath>;
+    fn checkpoint_create(
+        &self,
+        devices: &[zbus::zvariant::ObjectPath<'_>],
+        rollback_timeout: u32,
+        flags: u32,
+    ) -> zbus::Result<OwnedObjectPath>;
+    fn checkpoint_destroy(&self, checkpoint: &zbus::zvariant::ObjectPath<'_>) -> zbus::Result<()>;
+    fn checkpoint_rollback(
+        &self,
+        checkpoint: &zbus::zvariant::ObjectPath<'_>,
+    ) -> zbus::Result<BTreeMap<String, u32>>;
+    #[zbus(property)]
+    fn checkpoints(&self) -> zbus::Result<Vec<OwnedObjectPath>>;
+    #[zbus(property)]
+    fn active_connections(&self) -> zbus::Result<Vec<OwnedObjectPath>>;
+}
+
+#[proxy(
+    interface = "org.freedesktop.NetworkManager.Settings",
+    default_service = "org.freedesktop.NetworkManager",
+    default_path = "/org/freedesktop/NetworkManager/Settings"
+)]
+trait NmSettings {
+    fn list_connections(&self) -> zbus::Result<Vec<OwnedObjectPath>>;
+    fn add_connection2(
+        &self,
+        settings: &Settings,
+        flags: u32,
+        args: &BTreeMap<String, OwnedValue>,
+    ) -> zbus::Result<(OwnedObjectPath, BTreeMap<String, OwnedValue>)>;
+}
+
+#[proxy(
+    interface = "org.freedesktop.NetworkManager.Settings.Connection",
+    default_service = "org.freedesktop.NetworkManager"
+)]
+trait NmConnection {
+    fn get_settings(&self) -> zbus::Result<Settings>;
+    fn update2(
+        &self,
+        settings: &Settings,
+        flags: u32,
+        args: &BTreeMap<String, OwnedValue>,
+    ) -> zbus::Result<BTreeMap<String, OwnedValue>>;
+    fn delete(&self) -> zbus::Result<()>;
+    #[zbus(property)]
+    fn filename(&self) -> zbus::Result<String>;
+}
+
+#[proxy(
+    interface = "org.freedesktop.NetworkManager.Device",
+    default_service = "org.freedesktop.NetworkManager"
+)]
+trait NmDevice {
+    #[zbus(property)]
+    fn interface(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn device_type(&self) -> zbus::Result<u32>;
+    #[zbus(property)]
+    fn state(&self) -> zbus::Result<u32>;
+    #[zbus(property)]
+    fn active_connection(&self) -> zbus::Result<OwnedObjectPath>;
+}
+
+#[proxy(
+    interface = "org.freedesktop.NetworkManager.Connection.Active",
+    default_service = "org.freedesktop.NetworkManager"
+)]
+trait NmActive {
+    #[zbus(property)]
+    fn state(&self) -> zbus::Result<u32>;
+    #[zbus(property)]
+    fn uuid(&self) -> zbus::Result<String>;
+    /// Named apart from the `State` property's own change stream.
+    #[zbus(signal, name = "StateChanged")]
+    fn activation_state_changed(&self, state: u32, reason: u32) -> zbus::Result<()>;
+}
+
+/// A stored profile.
+#[derive(Clone, Debug)]
+pub struct Profile {
+    pub path: OwnedObjectPath,
+    pub settings: Settings,
+    /// The keyfile, `""` for profiles NM generated.
+    pub filename: String,
+}
+
+/// A device NetworkManager knows.
+#[derive(Clone, Debug)]
+pub struct Device {
+    pub path: OwnedObjectPath,
+    pub interface: String,
+    pub device_type: u32,
+    pub state: u32,
+    /// UUID of the profile active on it.
+    pub active_uuid: Option<String>,
+}
+
+/// A failure talking to NetworkManager.
+#[derive(Debug, thiserror::Error)]
+pub enum NmError {
+    #[error("{what}: {source}")]
+    Call { what: String, source: zbus::Error },
+    #[error("{what}: no answer within {timeout:?}")]
+    Timeout { what: String, timeout: Duration },
+    #[error("activation of {id} failed (NetworkManager deactivated it)")]
+    ActivationFailed { id: String },
+}
+
+fn call(what: impl Into<String>) -> impl FnOnce(zbus::Error) -> NmError {
+    let what = what.into();
+    move |source| NmError::Call { what, source }
+}
+
+/// A connection to NetworkManager on the system bus (`DBUS_SYSTEM_BUS_ADDRESS` honoured).
+#[derive(Clone)]
+pub struct Nm {
+    conn: Connection,
+    /// Calls made, for the benchmark's "number of D-Bus calls".
+    calls: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Nm {
+    pub async fn connect() -> Result<Nm, NmError> {
+        let conn = Connection::system()
+            .await
+            .map_err(call("connect to the system bus"))?;
+        Ok(Nm {
+            conn,
+            calls: Default::default(),
+        })
+    }
+
+    fn count(&self, n: u64) {
+        self.calls
+            .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// D-Bus method calls and property reads made so far.
+    pub fn calls(&self) -> u64 {
+        self.calls.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    async fn nm(&self) -> Result<NetworkManagerProxy<'_>, NmError> {
+        NetworkManagerProxy::builder(&self.conn)
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await
+            .map_err(call("NetworkManager"))
+    }
+
+    async fn connection(&self, path: &OwnedObjectPath) -> Result<NmConnectionProxy<'_>, NmError> {
+        NmConnectionProxy::builder(&self.conn)
+            .path(path.clone())
+            .map_err(call("connection path"))?
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await
+            .map_err(call("connection"))
+    }
+
+    /// Every stored profile with its settings and keyfile.
+    pub async fn profiles(&self) -> Result<Vec<Profile>, NmError> {
+        let settings = NmSettingsProxy::new(&self.conn)
+            .await
+            .map_err(call("Settings"))?;
+        let paths = settings
+            .list_connections()
+            .await
+            .map_err(call("ListConnections"))?;
+        self.count(1);
+        let mut out = Vec::with_capacity(paths.len());
+        for path in paths {
+            let c = self.connection(&path).await?;
+            // A profile deleted between the list and this read is simply gone.
+            let Ok(s) = c.get_settings().await else {
+                continue;
+            };
+            let filename = c.filename().await.unwrap_or_default();
+            self.count(2);
+            out.push(Profile {
+                path,
+                settings: s,
+                filename,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Every device with its state and active profile.
+    pub async fn devices(&self) -> Result<Vec<Device>, NmError> {
+        let paths = self
+            .nm()
+            .await?
+            .get_devices()
+            .await
+            .map_err(call("GetDevices"))?;
+        self.count(1);
+        let mut out = Vec::with_capacity(paths.len());
+        for path in paths {
+            let d = NmDeviceProxy::builder(&self.conn)
+                .path(path.clone())
+                .map_err(call("device path"))?
+                .cache_properties(zbus::proxy::CacheProperties::No)
+                .build()
+                .await
+                .map_err(call("device"))?;
+            let ac = d
+                .active_connection()
+                .await
+                .map_err(call("Device.ActiveConnection"))?;
+            let active_uuid = if ac.as_str() == "/" {
+                None
+            } else {
+                self.active(&ac).await?.uuid().await.ok()
+            };
+            self.count(5);
+            out.push(Device {
+                interface: d.interface().await.map_err(call("Device.Interface"))?,
+                device_type: d.device_type().await.map_err(call("Device.DeviceType"))?,
+                state: d.state().await.map_err(call("Device.State"))?,
+                active_uuid,
+                path,
+            });
+        }
+        Ok(out)
+    }
+
+    async fn active(&self, path: &OwnedObjectPath) -> Result<NmActiveProxy<'_>, NmError> {
+        NmActiveProxy::builder(&self.conn)
+            .path(path.clone())
+            .map_err(call("active connection path"))?
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await
+            .map_err(call("active connection"))
+    }
+
+    /// Adds a profile in memory with autoconnect blocked; returns its path.
+    pub async fn add(&self, settings: &Settings) -> Result<OwnedObjectPath, NmError> {
+        let id = crate::profile::get_str(settings, "connection", "id").unwrap_or_default();
+        let s = NmSettingsProxy::new(&self.conn)
+            .await
+            .map_err(call("Settings"))?;
+        let (path, _) = s
+            .add_connection2(settings, ADD_IN_MEMORY, &BTreeMap::new())
+            .await
+            .map_err(call(format!("AddConnection2({id})")))?;
+        self.count(1);
+        Ok(path)
+    }
+
+    /// Replaces a profile's settings, in memory (`/run`) or on disk (`/etc`).
+    pub async fn update(
+        &self,
+        path: &OwnedObjectPath,
+        settings: &Settings,
+        to_disk: bool,
+    ) -> Result<(), NmError> {
+        let c = self.connection(path).await?;
+        let flags = if to_disk {
+            UPDATE_TO_DISK
+        } else {
+            UPDATE_IN_MEMORY
+        };
+        c.update2(settings, flags, &BTreeMap::new())
+            .await
+            .map_err(call("Update2"))?;
+        self.count(1);
+        Ok(())
+    }
+
+    /// Active connections: (path, profile UUID, state).
+    pub async fn active_connections(&self) -> Result<Vec<(OwnedObjectPath, String, u32)>, NmError> {
+        let paths = self
+            .nm()
+            .await?
+            .active_connections()
+            .await
+            .map_err(call("ActiveConnections"))?;
+        self.count(1);
+        let mut out = Vec::new();
+        for path in paths {
+            let a = self.active(&path).await?;
+            // An active connection that went away meanwhile is skipped.
+            if let (Ok(uuid), Ok(state)) = (a.uuid().await, a.state().await) {
+                out.push((path, uuid, state));
+            }
+            self.count(2);
+        }
+        Ok(out)
+    }
+
+    /// `nmcli device connect`: NM activates the best available profile on `device`.
+    pub async fn connect_device(
+        &self,
+        device: &OwnedObjectPath,
+        name: &str,
+        timeout: Duration,
+    ) -> Result<(), NmError> {
+        let root = zbus::zvariant::ObjectPath::try_from("/").expect("root path");
+        let ac = self
+            .nm()
+            .await?
+            .activate_connection(&root, &device.as_ref(), &root)
+            .await
+            .map_err(call(format!("ActivateConnection(device {name})")))?;
+        self.count(1);
+        self.wait_active(&ac, name, timeout).await
+    }
+
+    pub async fn delete(&self, path: &OwnedObjectPath) -> Result<(), NmError> {
+        self.connection(path)
+            .await?
+            .delete()
+            .await
+            .map_err(call("Delete"))?;
+        self.count(1);
+        Ok(())
+    }
+
+    /// Activates `profile` and waits, driven by the active connection's StateChanged signal,
+    /// until it is activated (or NM gives up on it, or `timeout` passes).
+    pub async fn activate(
+        &self,
+        profile: &OwnedObjectPath,
+        id: &str,
+        timeout: Duration,
+    ) -> Result<(), NmError> {
+        let root = zbus::zvariant::ObjectPath::try_from("/").expect("root path");
+        let ac = self
+            .nm()
+            .await?
+            .activate_connection(&profile.as_ref(), &root, &root)
+            .await
+            .map_err(call(format!("ActivateConnection({id})")))?;
+        self.count(1);
+        self.wait_active(&ac, id, timeout).await
+    }
+
+    /// Waits until the active connection `ac` is activated.
+    pub async fn wait_active(
+        &self,
+        ac: &OwnedObjectPath,
+        id: &str,
+        timeout: Duration,
+    ) -> Result<(), NmError> {
+        let proxy = self.active(ac).await?;
+        // Subscribe first, then read the current state: no transition is missed.
+        let mut changes = proxy
+            .receive_activation_state_changed()
+            .await
+            .map_err(call("StateChanged"))?;
+        let wait = async {
+            let mut state = proxy
+                .state()
+                .await
+                .map_err(call("ActiveConnection.State"))?;
+            self.count(2);
+            loop {
+                match state {
+                    AC_ACTIVATED => return Ok(()),
+                    AC_DEACTIVATED => return Err(NmError::ActivationFailed { id: id.into() }),
+                    _ => {}
+                }
+                let Some(sig) = changes.next().await else {
+                    // The object vanished: NM removed the active connection.
+                    return Err(NmError::ActivationFailed { id: id.into() });
+                };
+                state = sig.args().map_err(call("StateChanged args"))?.state;
+            }
+        };
+        tokio::time::timeout(timeout, wait)
+            .await
+            .map_err(|_| NmError::Timeout {
+                what: format!("activation of {id}"),
+                timeout,
+            })?
+    }
+
+    /// A checkpoint over `devices` (all when empty): NM restores them and deletes what was added
+    /// after it on rollback, or by itself when `timeout` passes without a commit.
+    pub async fn checkpoint_create(
+        &self,
+        devices: &[OwnedObjectPath],
+        timeout: Duration,
+    ) -> Result<OwnedObjectPath, NmError> {
+        let devs: Vec<zbus::zvariant::ObjectPath<'_>> =
+            devices.iter().map(|d| d.as_ref()).collect();
+        let cp = self
+            .nm()
+            .await?
+            .checkpoint_create(
+                &devs,
+                timeout.as_secs() as u32,
+                CHECKPOINT_DELETE_NEW_CONNECTIONS | CHECKPOINT_DISCONNECT_NEW_DEVICES,
+            )
+            .await
+            .map_err(call("CheckpointCreate"))?;
+        self.count(1);
+        Ok(cp)
+    }
+
+    /// Commits: the changes stay.
+    pub async fn checkpoint_destroy(&self, cp: &OwnedObjectPath) -> Result<(), NmError> {
+        self.nm()
+            .await?
+            .checkpoint_destroy(&cp.as_ref())
+            .await
+            .map_err(call("CheckpointDestroy"))?;
+        self.count(1);
+        Ok(())
+    }
+
+    /// Rolls back to the checkpoint.
+    pub async fn checkpoint_rollback(&self, cp: &OwnedObjectPath) -> Result<(), NmError> {
+        self.nm()
+            .await?
+            .checkpoint_rollback(&cp.as_ref())
+            .await
+            .map_err(call("CheckpointRollback"))?;
+        self.count(1);
+        Ok(())
+    }
+
+    /// Checkpoints that exist now (a crashed earlier run may have left one).
+    pub async fn checkpoints(&self) -> Result<Vec<OwnedObjectPath>, NmError> {
+        self.count(1);
+        self.nm()
+            .await?
+            .checkpoints()
+            .await
+            .map_err(call("Checkpoints"))
+    }
+}

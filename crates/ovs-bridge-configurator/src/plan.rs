@@ -1,0 +1,568 @@
+//! The pure planner: (NM profiles and devices, kernel snapshot, input files) -> the profiles to
+//! add and the activation order, with configure-ovs.sh's names and settings (reference §1.6-1.11,
+//! §8.3).
+
+use std::net::IpAddr;
+
+use selection::Snapshot;
+use selection::model::Family;
+use selection::net::is_link_local_unicast;
+use serde::Serialize;
+
+use crate::profile::{self as p, Settings};
+
+/// The bridge names, ports and metrics of configure-ovs.
+pub const BR_EX: BridgeNames = BridgeNames {
+    bridge: "br-ex",
+    port: "phys0",
+    metric: 48,
+};
+pub const BR_EX1: BridgeNames = BridgeNames {
+    bridge: "br-ex1",
+    port: "phys1",
+    metric: 49,
+};
+/// Suffix of re-homed bond/team port profiles.
+pub const SLAVE_CLONE_SUFFIX: &str = "-slave-ovs-clone";
+
+/// One bridge's names: `<bridge>`, `ovs-port-<bridge>`, `ovs-if-<bridge>`, `ovs-port-<port>`,
+/// `ovs-if-<port>`; `metric` for its routes (below NM's defaults, so the bridge wins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct BridgeNames {
+    pub bridge: &'static str,
+    pub port: &'static str,
+    pub metric: u32,
+}
+
+impl BridgeNames {
+    pub fn profile_ids(&self) -> [String; 5] {
+        [
+            self.bridge.to_string(),
+            format!("ovs-port-{}", self.port),
+            format!("ovs-port-{}", self.bridge),
+            format!("ovs-if-{}", self.port),
+            format!("ovs-if-{}", self.bridge),
+        ]
+    }
+}
+
+/// Whether `id` is a profile this tool creates (for clean-up).
+pub fn is_ours(id: &str) -> bool {
+    id.ends_with(SLAVE_CLONE_SUFFIX)
+        || BR_EX
+            .profile_ids()
+            .iter()
+            .chain(BR_EX1.profile_ids().iter())
+            .any(|x| x == id)
+}
+
+/// A stored profile as the planner sees it.
+#[derive(Debug)]
+pub struct Profile {
+    pub settings: Settings,
+    /// Active on some device right now.
+    pub active: bool,
+}
+
+/// A NetworkManager device as the planner sees it.
+#[derive(Clone, Debug)]
+pub struct Device {
+    pub interface: String,
+    pub device_type: u32,
+    pub active_uuid: Option<String>,
+}
+
+/// The input files (read by the caller; `None` = absent).
+#[derive(Clone, Debug, Default)]
+pub struct Files {
+    /// `/etc/ovnk/default_bridge` (its content, untrimmed but for the newline).
+    pub default_bridge: Option<String>,
+    /// `/run/nodeip-configuration/primary-ip`.
+    pub primary_ip: Option<IpAddr>,
+    /// `/var/lib/ovnk/iface_default_hint`.
+    pub hint: Option<String>,
+    /// First line of `/etc/ovnk/extra_bridge`.
+    pub extra_bridge: Option<String>,
+}
+
+/// Why no plan can be made.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    #[error("/etc/ovnk/default_bridge exists but is empty")]
+    EmptyDefaultBridge,
+    #[error(
+        "unable to find the default gateway interface (no node-IP interface, no default route)"
+    )]
+    NoInterface,
+    #[error("cannot find an active connection for interface {0}")]
+    NoActiveConnection(String),
+    #[error("interface {0} has no MAC address")]
+    NoMac(String),
+    #[error("VLAN profile {0} lacks vlan.id or vlan.parent")]
+    BadVlan(String),
+}
+
+/// How the uplink was chosen (for `plan` output and logs).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reason {
+    DefaultBridgeFile,
+    NodeIp,
+    DefaultRoute,
+    Hint,
+}
+
+/// The interface to bridge and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Choice {
+    pub interface: String,
+    pub reason: Reason,
+}
+
+fn has_default_route(snap: &Snapshot, index: u32) -> bool {
+    snap.main_routes()
+        .any(|r| r.is_default() && r.oif == Some(index))
+}
+
+/// Interface choice (reference §1.6): `/etc/ovnk/default_bridge`, the interface holding the
+/// node IP, the lowest-metric IPv4 (then IPv6) default route, with the remembered hint winning
+/// when it also has a default route. The extra-bridge interface and `br-ex1` are never chosen.
+///
+/// Decisions: the extra-bridge exclusion compares names exactly (upstream used a substring
+/// grep on route lines); multipath default routes are skipped explicitly (upstream's parser did
+/// not recognise them either); the wait for a default route (12 x 5 s upstream) is the caller's,
+/// driven by netlink events.
+pub fn choose(snap: &Snapshot, files: &Files) -> Result<Option<Choice>, PlanError> {
+    if let Some(forced) = &files.default_bridge {
+        if forced.trim().is_empty() {
+            return Err(PlanError::EmptyDefaultBridge);
+        }
+        return Ok(Some(Choice {
+            interface: forced.trim().to_owned(),
+            reason: Reason::DefaultBridgeFile,
+        }));
+    }
+    let excluded =
+        |name: &str| name == BR_EX1.bridge || files.extra_bridge.as_deref() == Some(name);
+    if let Some(ip) = files.primary_ip {
+        // Walk holders in ifindex order, skipping excluded interfaces.
+        let holder = snap.link_indices().into_iter().find_map(|i| {
+            let name = snap.link_name(i);
+            (!excluded(&name) && snap.addresses_on(i).any(|a| a.ip == ip)).then_some(name)
+        });
+        if let Some(interface) = holder {
+            return Ok(Some(Choice {
+                interface,
+                reason: Reason::NodeIp,
+            }));
+        }
+    }
+    let mut found = None;
+    for family in [Family::Ipv4, Family::Ipv6] {
+        let mut defaults: Vec<_> = snap
+            .main_routes()
+            .filter(|r| r.is_default() && r.family == family && !r.multipath)
+            .filter_map(|r| r.oif.map(|i| (r.metric, i)))
+            .filter(|(_, i)| !excluded(&snap.link_name(*i)))
+            .collect();
+        defaults.sort();
+        if let Some((_, i)) = defaults.first() {
+            found = Some(snap.link_name(*i));
+            break;
+        }
+    }
+    let Some(found) = found else { return Ok(None) };
+    let bridges = [BR_EX.bridge, BR_EX1.bridge];
+    if let Some(hint) = files.hint.as_deref().map(str::trim) {
+        let valid = !hint.is_empty() && !bridges.contains(&hint) && !excluded(hint);
+        let link = snap.links.iter().find(|l| l.name == hint);
+        if valid
+            && hint != found
+            && !bridges.contains(&found.as_str())
+            && link.is_some_and(|l| has_default_route(snap, l.index))
+        {
+            return Ok(Some(Choice {
+                interface: hint.to_owned(),
+                reason: Reason::Hint,
+            }));
+        }
+    }
+    Ok(Some(Choice {
+        interface: found,
+        reason: Reason::DefaultRoute,
+    }))
+}
+
+/// The plan for one bridge.
+#[derive(Debug)]
+pub struct BridgePlan {
+    pub names: BridgeNames,
+    pub interface: String,
+    /// The uplink's active profile.
+    pub original_uuid: String,
+    /// New profiles, in creation order.
+    pub add: Vec<Settings>,
+    pub warnings: Vec<String>,
+}
+
+/// Everything to do.
+#[derive(Debug)]
+pub struct Plan {
+    pub choice: Choice,
+    /// The node IP already sits on br-ex: nothing to build, only make sure it is active.
+    pub already_converted: bool,
+    pub bridges: Vec<BridgePlan>,
+    /// UUIDs of profiles to delete (the br-ex1 set when the extra-bridge file went away).
+    pub remove: Vec<String>,
+    /// Profile ids, in activation order.
+    pub activate: Vec<String>,
+}
+
+/// Builds the plan. `new_uuid` makes UUIDs (injected so plans are reproducible in tests).
+pub fn plan(
+    profiles: &[Profile],
+    devices: &[Device],
+    snap: &Snapshot,
+    files: &Files,
+    new_uuid: &mut dyn FnMut() -> String,
+) -> Result<Plan, PlanError> {
+    let choice = choose(snap, files)?.ok_or(PlanError::NoInterface)?;
+    let exists = |id: &str| profiles.iter().any(|x| p::id(&x.settings) == id);
+    let mut bridges = Vec::new();
+    let already_converted = choice.interface == BR_EX.bridge;
+    if !already_converted {
+        bridges.push(bridge_plan(
+            BR_EX,
+            &choice.interface,
+            profiles,
+            devices,
+            snap,
+            new_uuid,
+        )?);
+    }
+    let mut remove = Vec::new();
+    match &files.extra_bridge {
+        Some(extra) if !exists(BR_EX1.bridge) || !exists(&format!("ovs-if-{}", BR_EX1.port)) => {
+            bridges.push(bridge_plan(
+                BR_EX1, extra, profiles, devices, snap, new_uuid,
+            )?);
+        }
+        None => {
+            let ids = BR_EX1.profile_ids();
+            remove.extend(
+                profiles
+                    .iter()
+                    .filter(|x| ids.contains(&p::id(&x.settings)))
+                    .map(|x| p::uuid(&x.settings)),
+            );
+        }
+        Some(_) => {}
+    }
+    let mut activate = vec![BR_EX.bridge.to_string(), format!("ovs-if-{}", BR_EX.port)];
+    if files.extra_bridge.is_some() {
+        activate.extend([BR_EX1.bridge.to_string(), format!("ovs-if-{}", BR_EX1.port)]);
+    }
+    let mut clones: Vec<String> = profiles
+        .iter()
+        .map(|x| p::id(&x.settings))
+        .chain(bridges.iter().flat_map(|b| b.add.iter().map(p::id)))
+        .filter(|id| id.ends_with(SLAVE_CLONE_SUFFIX))
+        .collect();
+    clones.dedup();
+    activate.extend(clones);
+    activate.push(format!("ovs-if-{}", BR_EX.bridge));
+    if files.extra_bridge.is_some() {
+        activate.push(format!("ovs-if-{}", BR_EX1.bridge));
+    }
+    Ok(Plan {
+        choice,
+        already_converted,
+        bridges,
+        remove,
+        activate,
+    })
+}
+
+fn mac_text(mac: &[u8]) -> String {
+    mac.iter()
+        .map(|b| format!("{b:02X}"))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// `mode=active-backup` with `fail_over_mac` 1/active/2/follow: the bond moves its MAC itself.
+fn bond_keeps_own_mac(options: &std::collections::BTreeMap<String, String>) -> bool {
+    options
+        .get("mode")
+        .is_some_and(|m| m == "active-backup" || m == "1")
+        && options
+            .get("fail_over_mac")
+            .is_some_and(|f| ["1", "active", "2", "follow"].contains(&f.as_str()))
+}
+
+/// A team in activebackup with hwaddr_policy by_active/only_active moves its MAC itself.
+fn team_keeps_own_mac(config: &str) -> bool {
+    let Ok(json) = serde_json::from_str::<serde_json::Value>(config) else {
+        return false;
+    };
+    let runner = &json["runner"];
+    runner["name"] == "activebackup"
+        && ["by_active", "only_active"]
+            .iter()
+            .any(|p| runner["hwaddr_policy"] == *p)
+}
+
+fn connection(s: &mut Settings, id: &str, uuid: &str, kind: &str, iface: &str) {
+    p::set(s, "connection", "id", id);
+    p::set(s, "connection", "uuid", uuid);
+    p::set(s, "connection", "type", kind);
+    p::set(s, "connection", "interface-name", iface);
+    // Created inactive; switched to autoconnect once active (activation list only).
+    p::set(s, "connection", "autoconnect", false);
+}
+
+fn bridge_plan(
+    names: BridgeNames,
+    iface: &str,
+    profiles: &[Profile],
+    devices: &[Device],
+    snap: &Snapshot,
+    new_uuid: &mut dyn FnMut() -> String,
+) -> Result<BridgePlan, PlanError> {
+    let link = snap.links.iter().find(|l| l.name == iface);
+    let mac = link
+        .map(|l| l.mac.clone())
+        .filter(|m| !m.is_empty())
+        .ok_or_else(|| PlanError::NoMac(iface.into()))?;
+    let mtu = link.map(|l| l.mtu).filter(|m| *m > 0).unwrap_or(1500);
+    let find = |uuid: &str| profiles.iter().find(|x| p::uuid(&x.settings) == uuid);
+    let original = devices
+        .iter()
+        .filter(|d| d.interface == iface)
+        .filter_map(|d| d.active_uuid.as_deref().and_then(find))
+        .find(|x| !["ovs-port", "ovs-interface"].contains(&p::kind(&x.settings).as_str()))
+        .ok_or_else(|| PlanError::NoActiveConnection(iface.into()))?;
+    let old = &original.settings;
+    let old_uuid = p::uuid(old);
+    let existing = |id: &str| {
+        profiles
+            .iter()
+            .find(|x| p::id(&x.settings) == id)
+            .map(|x| p::uuid(&x.settings))
+    };
+    let [bridge_id, port_phys_id, port_br_id, if_phys_id, if_br_id] = names.profile_ids();
+    let mut add: Vec<Settings> = Vec::new();
+    let mut warnings = Vec::new();
+    let mut uuid_of =
+        |id: &str, add: &mut Vec<Settings>, build: &mut dyn FnMut(&str) -> Settings| {
+            if let Some(u) = existing(id) {
+                return u;
+            }
+            let u = new_uuid();
+            add.push(build(&u));
+            u
+        };
+
+    uuid_of(&bridge_id, &mut add, &mut |u| {
+        let mut s = Settings::new();
+        connection(&mut s, &bridge_id, u, "ovs-bridge", names.bridge);
+        p::set(&mut s, "connection", "autoconnect-slaves", 1i32);
+        p::set(&mut s, "802-3-ethernet", "mtu", mtu);
+        s.insert("ovs-bridge".into(), Default::default());
+        p::set(&mut s, "ipv4", "method", "auto");
+        p::set(&mut s, "ipv6", "method", "auto");
+        s
+    });
+    let port_phys = uuid_of(&port_phys_id, &mut add, &mut |u| {
+        let mut s = Settings::new();
+        connection(&mut s, &port_phys_id, u, "ovs-port", iface);
+        p::set(&mut s, "connection", "master", names.bridge);
+        p::set(&mut s, "connection", "slave-type", "ovs-bridge");
+        p::set(&mut s, "connection", "autoconnect-slaves", 1i32);
+        s.insert("ovs-port".into(), Default::default());
+        s
+    });
+    let port_br = uuid_of(&port_br_id, &mut add, &mut |u| {
+        let mut s = Settings::new();
+        connection(&mut s, &port_br_id, u, "ovs-port", names.bridge);
+        p::set(&mut s, "connection", "master", names.bridge);
+        p::set(&mut s, "connection", "slave-type", "ovs-bridge");
+        s.insert("ovs-port".into(), Default::default());
+        s
+    });
+
+    // The physical port keeps the uplink's kind (ethernet, bond, team, VLAN, tun, bridge).
+    let old_kind = p::kind(old);
+    let mut clone_mac = true;
+    let mut phys = Settings::new();
+    let kind = match old_kind.as_str() {
+        "vlan" => {
+            let id = p::get_u32(old, "vlan", "id");
+            let parent = p::get_str(old, "vlan", "parent");
+            let (Some(id), Some(parent)) = (id, parent) else {
+                return Err(PlanError::BadVlan(p::id(old)));
+            };
+            // A parent given as a profile UUID becomes that profile's device.
+            let parent = devices
+                .iter()
+                .find(|d| d.active_uuid.as_deref() == Some(parent.as_str()))
+                .map_or(parent, |d| d.interface.clone());
+            p::set(&mut phys, "vlan", "id", id);
+            p::set(&mut phys, "vlan", "parent", parent.as_str());
+            "vlan"
+        }
+        "bond" => {
+            let opts = p::get_str_map(old, "bond", "options");
+            clone_mac = !bond_keeps_own_mac(&opts);
+            if !opts.is_empty() {
+                let m: std::collections::HashMap<String, String> = opts.into_iter().collect();
+                p::set(&mut phys, "bond", "options", m);
+            }
+            "bond"
+        }
+        "team" => {
+            let config = p::get_str(old, "team", "config").unwrap_or_default();
+            clone_mac = !team_keeps_own_mac(&config);
+            let compact: String = config.chars().filter(|c| !c.is_whitespace()).collect();
+            if !compact.is_empty() {
+                p::set(&mut phys, "team", "config", compact.as_str());
+            }
+            "team"
+        }
+        "tun" => {
+            if let Some(mode) = p::get_u32(old, "tun", "mode") {
+                p::set(&mut phys, "tun", "mode", mode);
+            }
+            "tun"
+        }
+        "bridge" => "bridge",
+        _ => "802-3-ethernet",
+    };
+    let mac = mac_text(&mac);
+    let if_phys = uuid_of(&if_phys_id, &mut add, &mut |u| {
+        let mut s = p::clone_settings(&phys);
+        connection(&mut s, &if_phys_id, u, kind, iface);
+        p::set(&mut s, "connection", "master", port_phys.as_str());
+        p::set(&mut s, "connection", "slave-type", "ovs-port");
+        p::set(&mut s, "connection", "autoconnect-priority", 100i32);
+        p::set(&mut s, "connection", "autoconnect-slaves", 1i32);
+        p::set(&mut s, "802-3-ethernet", "mtu", mtu);
+        if clone_mac {
+            p::set(
+                &mut s,
+                "802-3-ethernet",
+                "assigned-mac-address",
+                mac.as_str(),
+            );
+        }
+        if let Some(v) = p::get_str(old, "connection", "lldp") {
+            p::set(&mut s, "connection", "lldp", v.as_str());
+        }
+        s
+    });
+
+    // Bond/team ports of the uplink are re-homed as clones under the new physical port.
+    for x in profiles {
+        let s = &x.settings;
+        let m = p::master(s);
+        let ours = m.as_deref() == Some(old_uuid.as_str()) || m.as_deref() == Some(iface);
+        if !ours || !(x.active || p::autoconnect(s)) {
+            continue;
+        }
+        let clone_id = format!("{}{SLAVE_CLONE_SUFFIX}", p::id(s));
+        uuid_of(&clone_id, &mut add, &mut |u| {
+            let mut c = p::clone_settings(s);
+            p::set(&mut c, "connection", "id", clone_id.as_str());
+            p::set(&mut c, "connection", "uuid", u);
+            p::set(&mut c, "connection", "master", if_phys.as_str());
+            p::set(&mut c, "connection", "autoconnect-priority", 100i32);
+            p::set(&mut c, "connection", "autoconnect", false);
+            c
+        });
+    }
+
+    let v4 = p::get_str(old, "ipv4", "method").unwrap_or_else(|| "auto".into());
+    let v6 = p::get_str(old, "ipv6", "method").unwrap_or_else(|| "auto".into());
+    if mtu < 1280 && v6 != "disabled" && v6 != "ignore" {
+        warnings.push(format!(
+            "MTU {mtu} of {iface} is below IPv6's minimum of 1280"
+        ));
+    }
+    let has_addresses = |fam: &str| {
+        p::array_len(old, fam, "address-data") > 0 || p::array_len(old, fam, "addresses") > 0
+    };
+    let static_path =
+        v4 == "manual" || v6 == "manual" || has_addresses("ipv4") || has_addresses("ipv6");
+    let metric = i64::from(names.metric);
+    uuid_of(&if_br_id, &mut add, &mut |u| {
+        let mut s = if static_path {
+            // configure-ovs clones the original (addresses, gateway, routes, DNS, DHCP options
+            // and all) and retypes it; here the clone is a settings transformation.
+            let mut s = p::clone_settings(old);
+            p::remove(&mut s, "connection", "multi-connect");
+            // NM ignores `address-data`/`gateway` when the deprecated forms are sent too.
+            for fam in ["ipv4", "ipv6"] {
+                p::remove(&mut s, fam, "addresses");
+                p::remove(&mut s, fam, "routes");
+            }
+            s
+        } else {
+            let mut s = Settings::new();
+            p::set(&mut s, "ipv4", "method", v4.as_str());
+            p::set(&mut s, "ipv6", "method", v6.as_str());
+            let iface_index = snap.links.iter().find(|l| l.name == iface).map(|l| l.index);
+            let addrs: Vec<_> = snap
+                .addresses
+                .iter()
+                .filter(|a| Some(a.ifindex) == iface_index)
+                .collect();
+            // Wait for each family the uplink had (dual stack: both).
+            if addrs.iter().any(|a| a.ip.is_ipv4()) {
+                p::set(&mut s, "ipv4", "may-fail", false);
+            }
+            if addrs
+                .iter()
+                .any(|a| a.ip.is_ipv6() && !is_link_local_unicast(a.ip))
+            {
+                p::set(&mut s, "ipv6", "may-fail", false);
+            }
+            for (sec, key) in [
+                ("ipv4", "dhcp-client-id"),
+                ("ipv6", "dhcp-duid"),
+                ("ipv6", "addr-gen-mode"),
+                ("ipv4", "dns"),
+                ("ipv6", "dns"),
+                ("ipv4", "ignore-auto-dns"),
+                ("ipv6", "ignore-auto-dns"),
+            ] {
+                if let Some(v) = old.get(sec).and_then(|x| x.get(key)) {
+                    s.entry(sec.into())
+                        .or_default()
+                        .insert(key.into(), v.try_clone().expect("no fds"));
+                }
+            }
+            s
+        };
+        connection(&mut s, &if_br_id, u, "ovs-interface", names.bridge);
+        p::set(&mut s, "connection", "master", port_br.as_str());
+        p::set(&mut s, "connection", "slave-type", "ovs-port");
+        p::set(&mut s, "ovs-interface", "type", "internal");
+        p::set(&mut s, "802-3-ethernet", "mtu", mtu);
+        p::set(
+            &mut s,
+            "802-3-ethernet",
+            "assigned-mac-address",
+            mac.as_str(),
+        );
+        p::set(&mut s, "ipv4", "route-metric", metric);
+        p::set(&mut s, "ipv6", "route-metric", metric);
+        s
+    });
+    Ok(BridgePlan {
+        names,
+        interface: iface.into(),
+        original_uuid: old_uuid,
+        add,
+        warnings,
+    })
+}

@@ -1,0 +1,113 @@
+//! Settings: TOML (`/etc/ovs-bridge-configurator/config.toml`) and flags (which win); every
+//! path the configurator touches, with the production default.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use selection::app::{UsageError, load_config};
+use serde::Deserialize;
+
+use crate::cli::SettingsArgs;
+
+pub const DEFAULT_CONFIG: &str = "/etc/ovs-bridge-configurator/config.toml";
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct ConfigFile {
+    persist: Option<bool>,
+    retry_interval_secs: Option<u64>,
+    checkpoint_timeout_secs: Option<u64>,
+    activation_timeout_secs: Option<u64>,
+    run_dir: Option<PathBuf>,
+    etc_dir: Option<PathBuf>,
+    var_lib_dir: Option<PathBuf>,
+    troubleshooting_dir: Option<PathBuf>,
+}
+
+/// Validated settings.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Write the profiles to /etc (`NM_CONN_SET_PATH=/etc/NetworkManager/system-connections`)
+    /// instead of keeping them in memory (/run, the default).
+    pub persist: bool,
+    /// Retry the whole run after a failure (upstream: every 15 minutes, forever); `None`: no retry.
+    pub retry: Option<Duration>,
+    /// NetworkManager rolls back by itself if the run dies and does not commit within this.
+    pub checkpoint_timeout: Duration,
+    /// Longest wait for one profile to activate.
+    pub activation_timeout: Duration,
+    /// Roots of `/run`, `/etc`, `/var/lib` (tests point them elsewhere).
+    pub run_dir: PathBuf,
+    pub etc_dir: PathBuf,
+    pub var_lib_dir: PathBuf,
+    /// Where generated profiles are copied when a run fails.
+    pub troubleshooting_dir: PathBuf,
+}
+
+impl Settings {
+    pub fn primary_ip(&self) -> PathBuf {
+        self.run_dir.join("nodeip-configuration/primary-ip")
+    }
+    pub fn boot_marker(&self) -> PathBuf {
+        self.run_dir.join("configure-ovs-boot-done")
+    }
+    /// Legacy marker older OVN-K pods (and the two-node-with-fencing drop-in) look for.
+    pub fn executed_marker(&self) -> PathBuf {
+        self.run_dir.join("ovs-config-executed")
+    }
+    pub fn default_bridge(&self) -> PathBuf {
+        self.etc_dir.join("ovnk/default_bridge")
+    }
+    pub fn extra_bridge(&self) -> PathBuf {
+        self.etc_dir.join("ovnk/extra_bridge")
+    }
+    pub fn hint(&self) -> PathBuf {
+        self.var_lib_dir.join("ovnk/iface_default_hint")
+    }
+    pub fn nmstate_dir(&self) -> PathBuf {
+        self.etc_dir.join("nmstate/openshift")
+    }
+}
+
+pub fn resolve(
+    args: &SettingsArgs,
+    default_config: &std::path::Path,
+) -> Result<Settings, UsageError> {
+    let (cfg, _): (ConfigFile, _) = load_config(args.config.as_deref(), default_config)?;
+    // `NM_CONN_SET_PATH` is how MCO templates persistence for configure-ovs; keep honouring it.
+    let env_persist = match std::env::var("NM_CONN_SET_PATH").ok().as_deref() {
+        None | Some("") | Some("/run/NetworkManager/system-connections") => None,
+        Some("/etc/NetworkManager/system-connections") => Some(true),
+        Some(other) => {
+            return Err(UsageError(format!(
+                "invalid NM_CONN_SET_PATH {other:?}: only /run/NetworkManager/system-connections or /etc/NetworkManager/system-connections"
+            )));
+        }
+    };
+    let retry = args
+        .retry_interval_secs
+        .or(cfg.retry_interval_secs)
+        .unwrap_or(15 * 60);
+    Ok(Settings {
+        persist: args.persist || env_persist.or(cfg.persist).unwrap_or(false),
+        retry: (retry > 0).then(|| Duration::from_secs(retry)),
+        checkpoint_timeout: Duration::from_secs(cfg.checkpoint_timeout_secs.unwrap_or(60)),
+        activation_timeout: Duration::from_secs(cfg.activation_timeout_secs.unwrap_or(90)),
+        run_dir: args
+            .run_dir
+            .clone()
+            .or(cfg.run_dir)
+            .unwrap_or_else(|| "/run".into()),
+        etc_dir: args
+            .etc_dir
+            .clone()
+            .or(cfg.etc_dir)
+            .unwrap_or_else(|| "/etc".into()),
+        var_lib_dir: args
+            .var_lib_dir
+            .clone()
+            .or(cfg.var_lib_dir)
+            .unwrap_or_else(|| "/var/lib".into()),
+        troubleshooting_dir: cfg.troubleshooting_dir.unwrap_or_else(|| "/tmp".into()),
+    })
+}

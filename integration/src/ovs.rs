@@ -73,6 +73,14 @@ impl Ovs {
         Ok(ovs)
     }
 
+    /// Fault injection: kills ovs-vswitchd (the database stays up), as a crash would.
+    pub fn kill_vswitchd(&mut self) {
+        if let Some(mut v) = self.vswitchd.take() {
+            let _ = v.signal(9);
+            v.stop(Duration::from_secs(5));
+        }
+    }
+
     /// `ovs-vsctl` against this instance (10 s timeout).
     pub fn vsctl(&self, args: &[&str]) -> Result<String, String> {
         output(

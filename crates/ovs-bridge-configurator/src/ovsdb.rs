@@ -12,8 +12,10 @@ pub struct OvsError {
 }
 
 fn vsctl(args: &[&str]) -> Result<(), OvsError> {
+    // Database edits only: `--no-wait` does not block on ovs-vswitchd (which may be the very
+    // thing that failed); NetworkManager's own OVSDB writes do not wait for it either.
     let out = Command::new("ovs-vsctl")
-        .arg("--timeout=30")
+        .args(["--timeout=30", "--no-wait"])
         .args(args)
         .output()
         .map_err(|e| OvsError {

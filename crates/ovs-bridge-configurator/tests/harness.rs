@@ -19,12 +19,13 @@ struct Case {
 }
 
 impl Case {
-    /// A node whose uplink ens3 has an original, persistent profile `ens3`.
+    /// A node whose uplink ens3 has an original, persistent profile `ens3` (IPv6 `auto`, as in
+    /// the reference's measurement).
     fn new(static_ip: bool) -> Case {
         let mut up = Upstream::start(1, &[]).unwrap();
         let node = Node::start(&mut up, 1).unwrap();
         let cidr = format!("{}/24", node_address(1));
-        let mut settings = vec!["autoconnect", "yes"];
+        let mut settings = vec!["autoconnect", "yes", "ipv6.method", "auto"];
         if static_ip {
             settings.extend([
                 "ipv4.method",
@@ -93,13 +94,109 @@ fn log(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+fn keyfile(c: &Case, id: &str) -> String {
+    let f = c.node.view.run_dir().join(format!(
+        "NetworkManager/system-connections/{id}.nmconnection"
+    ));
+    fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()))
+}
+
+/// The keyfile with UUIDs replaced by the profile names they stand for, and the timestamp
+/// (when NM last activated it) by `<T>`.
+fn normalized(c: &Case, id: &str) -> String {
+    let uuids: Vec<(String, String)> = c
+        .node
+        .nm
+        .nmcli(&["-g", "NAME,UUID", "c"])
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once(':').map(|(n, u)| (u.to_owned(), n.to_owned())))
+        .collect();
+    keyfile(c, id)
+        .lines()
+        .map(|l| {
+            let mut l = l.to_owned();
+            for (u, n) in &uuids {
+                l = l.replace(u, &format!("<{n}>"));
+            }
+            if l.starts_with("timestamp=") {
+                "timestamp=<T>".into()
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The profile set of the reference §8.3.2 (configure-ovs.sh measured on this harness), with
+/// this node's MAC and address.
+const BR_EX: &str = "[connection]\nid=br-ex\nuuid=<br-ex>\ntype=ovs-bridge\nautoconnect-slaves=1\ninterface-name=br-ex\n\n\
+[ethernet]\nmtu=1500\n\n[ovs-bridge]\n\n[ipv4]\nmethod=auto\n\n[ipv6]\naddr-gen-mode=default\nmethod=auto\n\n[proxy]";
+const PORT_BR_EX: &str = "[connection]\nid=ovs-port-br-ex\nuuid=<ovs-port-br-ex>\ntype=ovs-port\nautoconnect=false\n\
+interface-name=br-ex\nmaster=br-ex\nslave-type=ovs-bridge\n\n[ovs-port]";
+const PORT_PHYS0: &str = "[connection]\nid=ovs-port-phys0\nuuid=<ovs-port-phys0>\ntype=ovs-port\nautoconnect=false\n\
+autoconnect-slaves=1\ninterface-name=ens3\nmaster=br-ex\nslave-type=ovs-bridge\n\n[ovs-port]";
+const IF_PHYS0: &str = "[connection]\nid=ovs-if-phys0\nuuid=<ovs-if-phys0>\ntype=ethernet\nautoconnect-priority=100\n\
+autoconnect-slaves=1\ninterface-name=ens3\nmaster=<ovs-port-phys0>\nslave-type=ovs-port\n\n[ethernet]\n\
+cloned-mac-address=52:54:00:C0:EE:01\nmtu=1500\n\n[ovs-interface]\ntype=system";
+const IF_BR_EX_STATIC: &str = "[connection]\nid=ovs-if-br-ex\nuuid=<ovs-if-br-ex>\ntype=ovs-interface\ninterface-name=br-ex\n\
+master=<ovs-port-br-ex>\nslave-type=ovs-port\ntimestamp=<T>\n\n[ethernet]\ncloned-mac-address=52:54:00:C0:EE:01\nmtu=1500\n\n\
+[ovs-interface]\ntype=internal\n\n[ipv4]\naddress1=198.51.100.11/24,198.51.100.1\nmethod=manual\nroute-metric=48\n\n\
+[ipv6]\naddr-gen-mode=default\nmethod=auto\nroute-metric=48\n\n[proxy]";
+const IF_BR_EX_DHCP: &str = "[connection]\nid=ovs-if-br-ex\nuuid=<ovs-if-br-ex>\ntype=ovs-interface\ninterface-name=br-ex\n\
+master=<ovs-port-br-ex>\nslave-type=ovs-port\n\n[ethernet]\ncloned-mac-address=52:54:00:C0:EE:01\nmtu=1500\n\n\
+[ovs-interface]\ntype=internal\n\n[ipv4]\nmay-fail=false\nmethod=auto\nroute-metric=48\n\n\
+[ipv6]\naddr-gen-mode=default\nmethod=auto\nroute-metric=48\n\n[proxy]";
+
+fn assert_common_profiles(c: &Case) {
+    for (id, want) in [
+        ("br-ex", BR_EX),
+        ("ovs-port-br-ex", PORT_BR_EX),
+        ("ovs-port-phys0", PORT_PHYS0),
+        ("ovs-if-phys0", IF_PHYS0),
+    ] {
+        assert_eq!(normalized(c, id), want, "profile {id}");
+    }
+    // Only the profiles of the activation list autoconnect; the ports come up through
+    // autoconnect-slaves (reference §8.3.1).
+    let autoconnect = c.node.nm.nmcli(&["-g", "NAME,AUTOCONNECT", "c"]).unwrap();
+    for line in [
+        "br-ex:yes",
+        "ovs-if-phys0:yes",
+        "ovs-if-br-ex:yes",
+        "ovs-port-br-ex:no",
+        "ovs-port-phys0:no",
+        "ens3:yes",
+    ] {
+        assert!(
+            autoconnect.lines().any(|l| l == line),
+            "{line} in\n{autoconnect}"
+        );
+    }
+    assert_eq!(
+        c.node
+            .ovs
+            .vsctl(&["get", "bridge", "br-ex", "other_config:hwaddr"])
+            .unwrap()
+            .trim(),
+        "\"52:54:00:C0:EE:01\""
+    );
+    let route = c.node.ns.ip(&["route", "show", "default"]).unwrap();
+    assert!(
+        route.contains("dev br-ex") && route.contains("metric 48"),
+        "{route}"
+    );
+}
+
 #[test]
-fn static_uplink_is_moved_onto_br_ex() {
-    if !require_root("static_uplink_is_moved_onto_br_ex") {
+fn static_uplink_moves_onto_br_ex_with_configure_ovs_profiles() {
+    if !require_root("static_uplink_moves_onto_br_ex") {
         return;
     }
     let c = Case::new(true);
     c.write_primary_ip();
+    let original = fs::read(c.node.view.nm_connections().join("ens3.nmconnection")).unwrap();
     let t = Instant::now();
     let o = c.run(&["apply"]);
     let took = t.elapsed();
@@ -110,11 +207,202 @@ fn static_uplink_is_moved_onto_br_ex() {
         c.node.nm.log_tail(40)
     );
     assert!(
-        wait_for(Duration::from_secs(5), || c.ready()),
-        "{}",
+        c.ready(),
+        "ready when apply returns: {}",
         c.node.ns.ip(&["route"]).unwrap()
     );
-    eprintln!("apply took {took:?}\n{}", log(&o));
-    let ping = c.up.ns.exec("ping", &["-c1", "-W2", &node_address(1)]);
-    assert!(ping.is_ok(), "{ping:?}");
+    eprintln!("static apply (debug build): {took:?}");
+    assert_common_profiles(&c);
+    assert_eq!(normalized(&c, "ovs-if-br-ex"), IF_BR_EX_STATIC);
+    assert_eq!(
+        fs::read(c.node.view.nm_connections().join("ens3.nmconnection")).unwrap(),
+        original,
+        "original untouched"
+    );
+    assert!(
+        c.up.ns
+            .exec("ping", &["-c1", "-W2", &node_address(1)])
+            .is_ok()
+    );
+    assert_eq!(
+        fs::read_to_string(c.var_lib.join("ovnk/iface_default_hint")).unwrap(),
+        "ens3\n"
+    );
+    assert!(
+        c.node
+            .view
+            .run_dir()
+            .join("configure-ovs-boot-done")
+            .exists()
+    );
+    assert!(c.node.view.run_dir().join("ovs-config-executed").exists());
+    assert_eq!(
+        c.node
+            .ovs
+            .vsctl(&["get", "Open_vSwitch", ".", "external_ids:ovn-remote"])
+            .unwrap()
+            .trim(),
+        "\" \""
+    );
+
+    // Same boot again: a no-op for the network.
+    let before = c
+        .node
+        .nm
+        .nmcli(&["-g", "NAME,UUID,ACTIVE-PATH", "c", "show", "--active"])
+        .unwrap();
+    let t = Instant::now();
+    let o = c.run(&["apply"]);
+    eprintln!("re-run (debug build): {:?}", t.elapsed());
+    assert!(
+        o.status.success() && log(&o).contains("nothing to do"),
+        "{}",
+        log(&o)
+    );
+    assert_eq!(
+        c.node
+            .nm
+            .nmcli(&["-g", "NAME,UUID,ACTIVE-PATH", "c", "show", "--active"])
+            .unwrap(),
+        before
+    );
+    assert_eq!(normalized(&c, "ovs-if-br-ex"), IF_BR_EX_STATIC);
+}
+
+#[test]
+fn dhcp_uplink_keeps_its_lease_on_br_ex() {
+    if !require_root("dhcp_uplink_keeps_its_lease_on_br_ex") {
+        return;
+    }
+    let c = Case::new(false);
+    assert!(wait_for(Duration::from_secs(10), || c
+        .node
+        .ns
+        .ip(&["-br", "addr", "show", "dev", "ens3"])
+        .unwrap()
+        .contains(&node_address(1))));
+    c.write_primary_ip();
+    let o = c.run(&["apply"]);
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        log(&o),
+        c.node.nm.log_tail(40)
+    );
+    assert!(
+        wait_for(Duration::from_secs(5), || c.ready()),
+        "the same lease (MAC kept): {}",
+        c.node.ns.ip(&["addr"]).unwrap()
+    );
+    assert_common_profiles(&c);
+    assert_eq!(normalized(&c, "ovs-if-br-ex"), IF_BR_EX_DHCP);
+}
+
+#[test]
+fn a_reboot_rebuilds_cleanly() {
+    if !require_root("a_reboot_rebuilds_cleanly") {
+        return;
+    }
+    let mut c = Case::new(true);
+    c.write_primary_ip();
+    assert!(c.run(&["apply"]).status.success());
+    // Reboot: /run is empty again (NM's in-memory profiles, the boot marker); OVSDB and /etc stay.
+    let _ = fs::remove_file(c.node.view.run_dir().join("configure-ovs-boot-done"));
+    c.node.nm.restart().unwrap();
+    assert!(
+        wait_for(Duration::from_secs(10), || c
+            .node
+            .ns
+            .ip(&["-br", "addr", "show", "dev", "ens3"])
+            .unwrap()
+            .contains(&node_address(1))),
+        "the original profile is back on ens3"
+    );
+    let o = c.run(&["apply"]);
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        log(&o),
+        c.node.nm.log_tail(40)
+    );
+    assert!(log(&o).contains("first run of this boot"), "{}", log(&o));
+    assert!(wait_for(Duration::from_secs(5), || c.ready()));
+    assert_common_profiles(&c);
+    assert!(
+        c.up.ns
+            .exec("ping", &["-c1", "-W2", &node_address(1)])
+            .is_ok()
+    );
+}
+
+#[test]
+fn a_failure_rolls_back_to_the_original_network() {
+    if !require_root("a_failure_rolls_back_to_the_original_network") {
+        return;
+    }
+    let mut c = Case::new(true);
+    c.write_primary_ip();
+    fs::write(c.node.view.run_dir().join("configure-ovs-boot-done"), "").unwrap();
+    let cfg = c.node.dir().join("obc.toml");
+    fs::write(
+        &cfg,
+        format!(
+            "activation-timeout-secs = 5\ntroubleshooting-dir = \"{}\"\n",
+            c.node.dir().display()
+        ),
+    )
+    .unwrap();
+    // ovs-vswitchd crashed: NM can write OVSDB but the bridge never materialises.
+    c.node.ovs.kill_vswitchd();
+    let o = c
+        .node
+        .view
+        .command(BIN)
+        .args(["apply", "--retry-interval-secs", "0", "--config"])
+        .arg(&cfg)
+        .arg("--etc-dir")
+        .arg(&c.etc)
+        .arg("--var-lib-dir")
+        .arg(&c.var_lib)
+        .env("DBUS_SYSTEM_BUS_ADDRESS", c.node.nm.bus_address())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    assert!(log(&o).contains("rolling back"), "{}", log(&o));
+    // The original profile is active again and the node answers on its original interface.
+    assert!(
+        wait_for(Duration::from_secs(10), || c
+            .node
+            .ns
+            .ip(&["-br", "addr", "show", "dev", "ens3"])
+            .unwrap()
+            .contains(&node_address(1))),
+        "{}",
+        c.node.ns.ip(&["addr"]).unwrap()
+    );
+    assert!(
+        c.up.ns
+            .exec("ping", &["-c1", "-W2", &node_address(1)])
+            .is_ok()
+    );
+    let names = c.node.nm.nmcli(&["-g", "NAME", "c"]).unwrap();
+    assert!(
+        !names.lines().any(|n| n.starts_with("ovs-") || n == "br-ex"),
+        "profiles removed: {names}"
+    );
+    let dumps: Vec<_> = fs::read_dir(c.node.dir())
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("ovs-bridge-configurator-")
+        })
+        .collect();
+    assert_eq!(dumps.len(), 1, "one troubleshooting dir");
+    assert_eq!(
+        fs::read_dir(dumps[0].path()).unwrap().count(),
+        5,
+        "the five generated profiles"
+    );
 }

@@ -262,7 +262,8 @@ pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
     for w in plan.bridges.iter().flat_map(|b| &b.warnings) {
         tracing::warn!("{w}");
     }
-    let outcome = if plan.already_converted && plan.bridges.is_empty() && all_active(&g, &plan) {
+    let nothing_to_do = plan.already_converted && plan.bridges.is_empty() && plan.remove.is_empty();
+    let outcome = if nothing_to_do && all_active(&g, &plan) {
         tracing::info!(
             "br-ex already carries the node IP and every profile is active: nothing to do"
         );
@@ -355,21 +356,27 @@ async fn steps(
     changes: &mut ChangeStream,
     reader: &mut NetlinkReader,
 ) -> Result<(), ApplyError> {
-    for uuid in &plan.remove {
-        if let Some((path, x)) = g
-            .profiles
-            .iter()
-            .find(|(_, x)| p::uuid(&x.settings) == *uuid)
-        {
+    if !plan.remove.is_empty() {
+        let mut uplinks = Vec::new();
+        for uuid in &plan.remove {
+            let Some((path, x)) = g
+                .profiles
+                .iter()
+                .find(|(_, x)| p::uuid(&x.settings) == *uuid)
+            else {
+                continue;
+            };
             tracing::info!(
-                "removing {} (no extra bridge configured)",
+                "removing {} (no extra bridge configured any more)",
                 p::id(&x.settings)
             );
+            if p::id(&x.settings) == format!("ovs-if-{}", BR_EX1.port) {
+                uplinks.extend(p::interface(&x.settings));
+            }
             nm.delete(path).await?;
         }
-        for b in [BR_EX1.bridge] {
-            ovsdb::delete_bridge(b)?;
-        }
+        ovsdb::delete_bridge(BR_EX1.bridge)?;
+        reconnect(nm, &uplinks, s.activation_timeout).await;
     }
     for settings in plan.bridges.iter().flat_map(|b| &b.add) {
         let path = nm.add(settings).await?;

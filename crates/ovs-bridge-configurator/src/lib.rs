@@ -172,3 +172,5 @@ async fn status(s: &Settings) -> anyhow::Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+#[cfg(test)]
+mod plan_tests;

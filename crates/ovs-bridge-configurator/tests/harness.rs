@@ -406,3 +406,225 @@ fn a_failure_rolls_back_to_the_original_network() {
         "the five generated profiles"
     );
 }
+
+/// A second NIC, ens4, on its own network (203.0.113.0/24) with a lower-metric default route.
+fn add_second_nic(c: &Case) -> integration::Netns {
+    let up2 = integration::Netns::new("up2").unwrap();
+    up2.veth_to("eth0", &c.node.ns, "ens4").unwrap();
+    up2.addr("eth0", "203.0.113.1/24", &[]).unwrap();
+    c.node
+        .ns
+        .ip(&["link", "set", "ens4", "address", "52:54:00:c0:ef:01"])
+        .unwrap();
+    c.node
+        .ns
+        .sysctl("net.ipv4.conf.ens4.rp_filter", "1")
+        .unwrap();
+    let s = [
+        "autoconnect",
+        "yes",
+        "ipv4.method",
+        "manual",
+        "ipv4.addresses",
+        "203.0.113.11/24",
+        "ipv4.gateway",
+        "203.0.113.1",
+        "ipv4.route-metric",
+        "50",
+    ];
+    c.node.nm.up_ethernet("ens4", "ens4", &s).unwrap();
+    up2
+}
+
+#[test]
+fn the_node_ip_nic_wins_over_a_lower_metric_default_route_and_the_extra_bridge_follows_its_file() {
+    if !require_root("node_ip_nic_wins_and_extra_bridge") {
+        return;
+    }
+    let c = Case::new(true);
+    let up2 = add_second_nic(&c);
+    c.write_primary_ip();
+    let o = c.run(&["apply"]);
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        log(&o),
+        c.node.nm.log_tail(40)
+    );
+    assert!(
+        c.ready(),
+        "br-ex on ens3, the node-IP NIC: {}",
+        c.node.ns.ip(&["route"]).unwrap()
+    );
+    let ens4 = || {
+        c.node
+            .ns
+            .ip(&["-br", "addr", "show", "dev", "ens4"])
+            .unwrap()
+    };
+    assert!(ens4().contains("203.0.113.11/24"), "ens4 untouched");
+
+    // /etc/ovnk/extra_bridge names ens4: br-ex1 with metric 49 (same boot).
+    fs::create_dir_all(c.etc.join("ovnk")).unwrap();
+    fs::write(c.etc.join("ovnk/extra_bridge"), "ens4\n").unwrap();
+    let o = c.run(&["apply"]);
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        log(&o),
+        c.node.nm.log_tail(40)
+    );
+    assert!(
+        c.node
+            .ns
+            .ip(&["-br", "addr", "show", "dev", "br-ex1"])
+            .unwrap()
+            .contains("203.0.113.11/24")
+    );
+    let routes = c.node.ns.ip(&["route", "show", "default"]).unwrap();
+    assert!(
+        routes.contains("dev br-ex proto static metric 48"),
+        "{routes}"
+    );
+    assert!(
+        routes.contains("dev br-ex1 proto static metric 49"),
+        "{routes}"
+    );
+    assert!(up2.exec("ping", &["-c1", "-W2", "203.0.113.11"]).is_ok());
+    assert!(c.ready());
+
+    // The file goes away: the br-ex1 set is removed and ens4 gets its own profile back.
+    fs::remove_file(c.etc.join("ovnk/extra_bridge")).unwrap();
+    let o = c.run(&["apply"]);
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        log(&o),
+        c.node.nm.log_tail(40)
+    );
+    let names = c.node.nm.nmcli(&["-g", "NAME", "c"]).unwrap();
+    assert!(
+        !names
+            .lines()
+            .any(|n| n.ends_with("br-ex1") || n.ends_with("phys1")),
+        "{names}"
+    );
+    assert!(
+        wait_for(Duration::from_secs(10), || ens4()
+            .contains("203.0.113.11/24")),
+        "{}",
+        ens4()
+    );
+    assert!(!c.node.ovs.vsctl(&["list-br"]).unwrap().contains("br-ex1"));
+    assert!(c.ready());
+}
+
+#[test]
+fn dual_stack_static_uplink_keeps_both_families() {
+    if !require_root("dual_stack_static_uplink_keeps_both_families") {
+        return;
+    }
+    let mut up = Upstream::start(1, &[]).unwrap();
+    let node = Node::start(&mut up, 1).unwrap();
+    let cidr = format!("{}/24", node_address(1));
+    let s = [
+        "autoconnect",
+        "yes",
+        "ipv4.method",
+        "manual",
+        "ipv4.addresses",
+        &cidr,
+        "ipv4.gateway",
+        ROUTER,
+        "ipv6.method",
+        "manual",
+        "ipv6.addresses",
+        "2001:db8:64::11/64",
+    ];
+    node.nm.up_ethernet("ens3", "ens3", &s).unwrap();
+    let etc = node.dir().join("etc");
+    let var_lib = node.dir().join("var-lib");
+    let c = Case {
+        node,
+        up,
+        etc,
+        var_lib,
+    };
+    c.write_primary_ip();
+    let o = c.run(&["apply"]);
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        log(&o),
+        c.node.nm.log_tail(40)
+    );
+    let br = c.node.ns.ip(&["addr", "show", "dev", "br-ex"]).unwrap();
+    assert!(
+        br.contains(&cidr) && br.contains("2001:db8:64::11/64"),
+        "{br}"
+    );
+    let global = br
+        .lines()
+        .find(|l| l.contains("2001:db8:64::11/64"))
+        .unwrap();
+    assert!(
+        !global.contains("tentative"),
+        "the global IPv6 address is usable when apply returns: {br}"
+    );
+    assert!(c.ready());
+}
+
+#[test]
+fn sigterm_during_apply_rolls_back() {
+    if !require_root("sigterm_during_apply_rolls_back") {
+        return;
+    }
+    let mut c = Case::new(true);
+    c.write_primary_ip();
+    fs::write(c.node.view.run_dir().join("configure-ovs-boot-done"), "").unwrap();
+    c.node.ovs.kill_vswitchd();
+    let child = c
+        .node
+        .view
+        .command(BIN)
+        .args(["apply", "--config", "/dev/null"])
+        .arg("--etc-dir")
+        .arg(&c.etc)
+        .arg("--var-lib-dir")
+        .arg(&c.var_lib)
+        .env("DBUS_SYSTEM_BUS_ADDRESS", c.node.nm.bus_address())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stuck waiting for br-ex (no vswitchd): stop it as systemd would.
+    let added = || {
+        c.node
+            .nm
+            .nmcli(&["-g", "NAME", "c"])
+            .unwrap()
+            .lines()
+            .any(|n| n == "ovs-if-br-ex")
+    };
+    assert!(wait_for(Duration::from_secs(10), added));
+    std::thread::sleep(Duration::from_millis(300));
+    std::process::Command::new("kill")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    assert!(log(&o).contains("terminated by a signal"), "{}", log(&o));
+    let back = || {
+        c.node
+            .ns
+            .ip(&["-br", "addr", "show", "dev", "ens3"])
+            .unwrap()
+            .contains(&node_address(1))
+    };
+    assert!(wait_for(Duration::from_secs(10), back));
+    assert!(
+        c.up.ns
+            .exec("ping", &["-c1", "-W2", &node_address(1)])
+            .is_ok()
+    );
+}

@@ -1,5 +1,6 @@
 //! `cargo xtask <command>`: the project's chores, runnable on a fresh Debian 12 machine as root.
 
+mod bench_br_ex;
 mod bench_nodeip;
 mod bench_resolv;
 mod demo;
@@ -42,6 +43,8 @@ enum Bench {
     NodeipSelector,
     /// Change-to-rewrite latency over 200 changes, idle wake-ups, RSS.
     ResolvPrepender,
+    /// apply -> ready on the harness, no-default-route window, D-Bus calls, re-run.
+    OvsBridgeConfigurator,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -62,6 +65,9 @@ fn main() -> anyhow::Result<()> {
             }
             if which.is_none_or(|w| w == Bench::ResolvPrepender) {
                 bench_resolv::run()?;
+            }
+            if which.is_none_or(|w| w == Bench::OvsBridgeConfigurator) {
+                bench_br_ex::run()?;
             }
             Ok(())
         }

@@ -42,6 +42,8 @@ pub enum ApplyError {
     Io(String),
     #[error("terminated by a signal")]
     Terminated,
+    #[error(transparent)]
+    Declarative(#[from] crate::declarative::DeclarativeError),
 }
 
 fn io(what: &str, path: &Path, e: std::io::Error) -> ApplyError {
@@ -51,7 +53,9 @@ fn io(what: &str, path: &Path, e: std::io::Error) -> ApplyError {
 /// What a successful run did.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// `/etc/nmstate/openshift/applied` exists: NMState owns br-ex.
+    /// The user's NMState file was applied and recorded.
+    DeclarativeApplied,
+    /// `/etc/nmstate/openshift/applied` exists and nothing is pending: NMState owns br-ex.
     Declarative,
     /// br-ex already carried the node IP and every profile was active.
     AlreadyConverted,
@@ -214,9 +218,19 @@ async fn reconnect(nm: &Nm, uplinks: &[String], timeout: Duration) {
 /// One run of `apply`.
 pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
     ovsdb::clear_ovn_remote()?;
+    if let Some(pending) = crate::declarative::pending(s) {
+        tracing::info!("applying the NMState file {}", pending.path.display());
+        let state = crate::declarative::parse(&pending)?;
+        let nm = Nm::connect().await?;
+        // Stale bridges from configure-ovs (or this tool's automatic mode) and the SDN era.
+        cleanup(&nm, s.activation_timeout).await?;
+        ovsdb::delete_bridge("br0")?;
+        crate::declarative::apply(s, &pending, state).await?;
+        return Ok(Outcome::DeclarativeApplied);
+    }
     if s.nmstate_dir().join("applied").exists() {
         tracing::info!(
-            "Skipping: NMState configuration applied ({} exists)",
+            "Skipping: NMState owns br-ex ({} exists)",
             s.nmstate_dir().join("applied").display()
         );
         return Ok(Outcome::Declarative);

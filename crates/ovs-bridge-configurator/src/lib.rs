@@ -4,6 +4,7 @@
 
 pub mod apply;
 pub mod cli;
+pub mod declarative;
 pub mod nm;
 pub mod ovsdb;
 pub mod plan;
@@ -51,6 +52,12 @@ async fn apply_with_retry(s: &Settings) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
             Err(e @ apply::ApplyError::Terminated) => return Err(e.into()),
+            // A malformed NMState file does not get better by waiting: bad input, exit 2.
+            Err(apply::ApplyError::Declarative(
+                e @ declarative::DeclarativeError::Invalid { .. },
+            )) => {
+                return Err(selection::app::UsageError(e.to_string()).into());
+            }
             Err(e) => match s.retry {
                 None => return Err(e.into()),
                 Some(wait) => {

@@ -628,3 +628,121 @@ fn sigterm_during_apply_rolls_back() {
             .is_ok()
     );
 }
+
+/// br-ex as an NMState document: the OVS bridge with ens3 and its internal interface carrying
+/// the node IP and the default route.
+const NMSTATE_BR_EX: &str = "interfaces:
+- name: br-ex
+  type: ovs-interface
+  state: up
+  ipv4:
+    enabled: true
+    dhcp: false
+    address:
+    - ip: 198.51.100.11
+      prefix-length: 24
+  ipv6:
+    enabled: false
+- name: br-ex
+  type: ovs-bridge
+  state: up
+  bridge:
+    port:
+    - name: ens3
+    - name: br-ex
+- name: ens3
+  type: ethernet
+  state: up
+  ipv4:
+    enabled: false
+  ipv6:
+    enabled: false
+routes:
+  config:
+  - destination: 0.0.0.0/0
+    next-hop-address: 198.51.100.1
+    next-hop-interface: br-ex
+";
+
+#[test]
+fn declarative_nmstate_file_builds_br_ex_and_is_recorded() {
+    if !require_root("declarative_nmstate_file_builds_br_ex") {
+        return;
+    }
+    let c = Case::new(true);
+    c.write_primary_ip();
+    let dir = c.etc.join("nmstate/openshift");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("cluster.yml"), NMSTATE_BR_EX).unwrap();
+    let o = c.run(&["apply"]);
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        log(&o),
+        c.node.nm.log_tail(40)
+    );
+    assert!(
+        wait_for(Duration::from_secs(5), || c.ready()),
+        "{}",
+        c.node.ns.ip(&["route"]).unwrap()
+    );
+    assert_eq!(
+        fs::read_to_string(dir.join("applied")).unwrap(),
+        NMSTATE_BR_EX
+    );
+    assert_eq!(
+        fs::read_to_string(c.etc.join("nmstate/cluster.yml")).unwrap(),
+        NMSTATE_BR_EX
+    );
+    assert!(
+        c.up.ns
+            .exec("ping", &["-c1", "-W2", &node_address(1)])
+            .is_ok()
+    );
+    // No automatic profiles: NMState owns br-ex.
+    let names = c.node.nm.nmcli(&["-g", "NAME", "c"]).unwrap();
+    assert!(!names.lines().any(|n| n == "ovs-if-phys0"), "{names}");
+    // Again: `applied` equals the file, so nothing is done.
+    let o = c.run(&["apply"]);
+    assert!(
+        o.status.success() && log(&o).contains("Skipping: NMState owns br-ex"),
+        "{}",
+        log(&o)
+    );
+}
+
+#[test]
+fn a_malformed_nmstate_file_is_one_clear_error_and_changes_nothing() {
+    if !require_root("a_malformed_nmstate_file") {
+        return;
+    }
+    let c = Case::new(true);
+    c.write_primary_ip();
+    // br-ex built automatically, then a malformed file appears.
+    assert!(c.run(&["apply"]).status.success());
+    let dir = c.etc.join("nmstate/openshift");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("cluster.yml"),
+        "interfaces:\n- name: br-ex\n  type: ovs-bridge\n  state: sideways\n",
+    )
+    .unwrap();
+    let o = c.run(&["apply"]);
+    assert_eq!(o.status.code(), Some(2), "{}", log(&o));
+    let last = log(&o).lines().last().unwrap_or_default().to_owned();
+    assert!(
+        last.starts_with("ovs-bridge-configurator: invalid NMState file")
+            && last.contains("cluster.yml"),
+        "{last}"
+    );
+    assert!(!dir.join("applied").exists());
+    assert!(
+        c.ready(),
+        "the automatic br-ex was not torn down before the file was rejected"
+    );
+    assert!(
+        c.up.ns
+            .exec("ping", &["-c1", "-W2", &node_address(1)])
+            .is_ok()
+    );
+}

@@ -159,7 +159,12 @@ fn render_value(v: &Value<'_>) -> String {
 /// Keyfile-style text (`[section]` then `key=value`), for `plan` output and troubleshooting.
 pub fn render(s: &Settings) -> String {
     let mut out = String::new();
-    for (section, keys) in s {
+    // `[connection]` first, as in a keyfile; the rest in name order.
+    let sections = s
+        .iter()
+        .filter(|(k, _)| *k == "connection")
+        .chain(s.iter().filter(|(k, _)| *k != "connection"));
+    for (section, keys) in sections {
         out.push_str(&format!("[{section}]\n"));
         for (k, v) in keys {
             out.push_str(&format!("{k}={}\n", render_value(v)));

@@ -746,3 +746,84 @@ fn a_malformed_nmstate_file_is_one_clear_error_and_changes_nothing() {
             .is_ok()
     );
 }
+
+#[test]
+fn plan_changes_nothing_status_reports_and_rollback_restores() {
+    if !require_root("plan_status_rollback") {
+        return;
+    }
+    let c = Case::new(true);
+    c.write_primary_ip();
+    let profiles = || c.node.nm.nmcli(&["-g", "NAME", "c"]).unwrap();
+    let before = profiles();
+    let o = c.run(&["plan"]);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", log(&o));
+    assert!(text.starts_with("# interface ens3 (NodeIp)\n"), "{text}");
+    for id in [
+        "br-ex",
+        "ovs-port-phys0",
+        "ovs-port-br-ex",
+        "ovs-if-phys0",
+        "ovs-if-br-ex",
+    ] {
+        assert!(
+            text.contains(&format!("# {id}.nmconnection\n[connection]\n")),
+            "{id} in\n{text}"
+        );
+    }
+    assert!(
+        text.ends_with("# activation order: br-ex, ovs-if-phys0, ovs-if-br-ex\n"),
+        "{text}"
+    );
+    let o = c.run(&["plan", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["choice"]["interface"], "ens3");
+    assert_eq!(json["bridges"][0]["add"].as_array().unwrap().len(), 5);
+    assert_eq!(profiles(), before, "plan touched nothing");
+    assert!(c.node.ovs.vsctl(&["list-br"]).unwrap().is_empty());
+
+    assert!(c.run(&["apply", "--persist"]).status.success());
+    let status = String::from_utf8_lossy(&c.run(&["status"]).stdout).into_owned();
+    assert!(
+        status.contains("mode: ovs-bridge-configurator (automatic)"),
+        "{status}"
+    );
+    assert!(
+        status.contains("profile ovs-if-br-ex: active, /etc/NetworkManager/system-connections/ovs-if-br-ex.nmconnection"),
+        "--persist writes to /etc: {status}"
+    );
+    assert!(status.contains("ovs bridge br-ex: present"), "{status}");
+    assert!(
+        c.node
+            .view
+            .nm_connections()
+            .join("br-ex.nmconnection")
+            .exists()
+    );
+
+    let o = c.run(&["rollback"]);
+    assert!(o.status.success(), "{}", log(&o));
+    assert_eq!(profiles(), before);
+    assert!(
+        !c.node
+            .view
+            .nm_connections()
+            .join("br-ex.nmconnection")
+            .exists()
+    );
+    assert!(c.node.ovs.vsctl(&["list-br"]).unwrap().is_empty());
+    let back = || {
+        c.node
+            .ns
+            .ip(&["-br", "addr", "show", "dev", "ens3"])
+            .unwrap()
+            .contains(&node_address(1))
+    };
+    assert!(wait_for(Duration::from_secs(10), back));
+    assert!(
+        c.up.ns
+            .exec("ping", &["-c1", "-W2", &node_address(1)])
+            .is_ok()
+    );
+}

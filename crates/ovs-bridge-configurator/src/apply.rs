@@ -22,6 +22,8 @@ use crate::settings::Settings;
 const DEFAULT_ROUTE_WAIT: Duration = Duration::from_secs(60);
 /// How long the first global IPv6 address on the bridge may stay tentative (upstream: 60 tries).
 const IPV6_USABLE_WAIT: Duration = Duration::from_secs(60);
+/// How long a bond/team port may take to come up implicitly with its master.
+const PORT_IMPLICIT_WAIT: Duration = Duration::from_secs(5);
 /// How long the routes and addresses may take to settle on the bridge after activation.
 const SETTLE_WAIT: Duration = Duration::from_secs(10);
 
@@ -424,6 +426,14 @@ async fn steps(
                 port_masters.push(master.clone());
             }
         }
+        if is_port {
+            // Bond/team ports: LACP settle, then a chance to come up implicitly with their
+            // master before being activated explicitly (the fail_over_mac=follow race).
+            if let Some(iface) = p::interface(&settings) {
+                crate::bond::wait_lacp(&iface).await;
+            }
+            wait_implicit(nm, &uuid, PORT_IMPLICIT_WAIT).await?;
+        }
         let r = activate_once(nm, &path, &uuid, id, s.activation_timeout).await;
         match (r, is_port) {
             (Ok(()), true) => {
@@ -451,6 +461,23 @@ async fn steps(
         return Err(ApplyError::Verify(format!("no port of {m} came up")));
     }
     verify(plan, g, changes, reader).await
+}
+
+/// Waits up to `limit` for profile `uuid` to be activated by NM on its own.
+async fn wait_implicit(nm: &Nm, uuid: &str, limit: Duration) -> Result<(), NmError> {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if nm
+            .active_connections()
+            .await?
+            .iter()
+            .any(|(_, u, state)| u == uuid && *state == nm::AC_ACTIVATED)
+        {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Ok(())
 }
 
 async fn activate_once(

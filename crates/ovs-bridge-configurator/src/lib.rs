@@ -3,6 +3,7 @@
 //! ([`plan`]), applies inside an NM checkpoint and verifies through netlink ([`apply`]).
 
 pub mod apply;
+pub mod bond;
 pub mod cli;
 pub mod declarative;
 pub mod nm;

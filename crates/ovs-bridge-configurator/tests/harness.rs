@@ -827,3 +827,64 @@ fn plan_changes_nothing_status_reports_and_rollback_restores() {
             .is_ok()
     );
 }
+
+#[test]
+fn a_crash_mid_apply_is_undone_by_the_checkpoint_timeout() {
+    if !require_root("a_crash_mid_apply_is_undone") {
+        return;
+    }
+    let mut c = Case::new(true);
+    c.write_primary_ip();
+    fs::write(c.node.view.run_dir().join("configure-ovs-boot-done"), "").unwrap();
+    let cfg = c.node.dir().join("obc.toml");
+    fs::write(&cfg, "checkpoint-timeout-secs = 3\n").unwrap();
+    c.node.ovs.kill_vswitchd();
+    let mut child = c
+        .node
+        .view
+        .command(BIN)
+        .args(["apply", "--config"])
+        .arg(&cfg)
+        .arg("--etc-dir")
+        .arg(&c.etc)
+        .arg("--var-lib-dir")
+        .arg(&c.var_lib)
+        .env("DBUS_SYSTEM_BUS_ADDRESS", c.node.nm.bus_address())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let added = || {
+        c.node
+            .nm
+            .nmcli(&["-g", "NAME", "c"])
+            .unwrap()
+            .lines()
+            .any(|n| n == "ovs-if-br-ex")
+    };
+    assert!(wait_for(Duration::from_secs(10), added));
+    // The uplink was taken over, then the configurator dies without a word.
+    let t = Instant::now();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let back = || {
+        c.node
+            .ns
+            .ip(&["-br", "addr", "show", "dev", "ens3"])
+            .unwrap()
+            .contains(&node_address(1))
+    };
+    assert!(
+        wait_for(Duration::from_secs(15), back),
+        "NetworkManager rolled back by itself"
+    );
+    eprintln!("restored {:?} after the crash", t.elapsed());
+    assert!(
+        wait_for(Duration::from_secs(5), || !added()),
+        "new profiles deleted by the rollback"
+    );
+    assert!(
+        c.up.ns
+            .exec("ping", &["-c1", "-W2", &node_address(1)])
+            .is_ok()
+    );
+}

@@ -332,6 +332,11 @@ async fn execute(
     match result {
         Ok(()) => {
             nm.checkpoint_destroy(&cp).await?;
+            for b in &plan.bridges {
+                if let Err(e) = crate::nic::vmxnet3_allmulticast(&b.interface).await {
+                    tracing::warn!("{e}");
+                }
+            }
             if s.persist {
                 for (path, settings) in added.values() {
                     nm.update(path, settings, true).await?;

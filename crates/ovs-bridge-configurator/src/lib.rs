@@ -6,6 +6,7 @@ pub mod apply;
 pub mod bond;
 pub mod cli;
 pub mod declarative;
+pub mod nic;
 pub mod nm;
 pub mod ovsdb;
 pub mod plan;

@@ -1,0 +1,41 @@
+//! NIC quirks configure-ovs handles: vmxnet3 drops multicast it did not subscribe to unless the
+//! link is in allmulticast mode, which OVS needs (BZ 1854355).
+
+use rtnetlink::LinkUnspec;
+
+/// Whether a `/sys/class/net/<if>/device/uevent` text names the vmxnet3 driver.
+pub fn is_vmxnet3(uevent: &str) -> bool {
+    uevent.lines().any(|l| l.trim() == "DRIVER=vmxnet3")
+}
+
+/// Turns allmulticast on for `iface` when it is a vmxnet3 NIC (netlink, like
+/// `ip link set dev <if> allmulticast on`).
+pub async fn vmxnet3_allmulticast(iface: &str) -> Result<(), String> {
+    let uevent = std::fs::read_to_string(format!("/sys/class/net/{iface}/device/uevent"))
+        .unwrap_or_default();
+    if !is_vmxnet3(&uevent) {
+        return Ok(());
+    }
+    let (conn, handle, _) = rtnetlink::new_connection().map_err(|e| e.to_string())?;
+    let task = tokio::spawn(conn);
+    let msg = LinkUnspec::new_with_name(iface).allmulticast(true).build();
+    let r = handle
+        .link()
+        .set(msg)
+        .execute()
+        .await
+        .map_err(|e| format!("allmulticast on {iface}: {e}"));
+    task.abort();
+    tracing::info!("vmxnet3 {iface}: allmulticast on");
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn recognizes_the_driver_line() {
+        assert!(super::is_vmxnet3("DRIVER=vmxnet3\nPCI_CLASS=20000\n"));
+        assert!(!super::is_vmxnet3("DRIVER=virtio_net\n"));
+        assert!(!super::is_vmxnet3(""));
+    }
+}

@@ -241,6 +241,14 @@ pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
     let nm = Nm::connect().await?;
     let mut changes = ChangeStream::subscribe(Duration::from_millis(20))?;
     let mut reader = NetlinkReader::connect()?;
+    // The remembered interface became the extra bridge's: forget it and rebuild everything.
+    if let (Some(hint), Some(extra)) = (read_text(&s.hint()), read_text(&s.extra_bridge()))
+        && hint.trim() == extra.lines().next().unwrap_or_default().trim()
+    {
+        tracing::info!("the hint names the extra-bridge interface {hint}: full reconfiguration");
+        let _ = std::fs::remove_file(s.hint());
+        let _ = std::fs::remove_file(s.boot_marker());
+    }
     if !s.boot_marker().exists() {
         tracing::info!(
             "first run of this boot: removing a previous boot's bridge before rebuilding"

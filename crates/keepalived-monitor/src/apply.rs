@@ -1,0 +1,158 @@
+//! Effects: the desired mode, stale VIPs, validating a candidate with `keepalived -t`, writing it
+//! atomically, and telling keepalived to reload.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+
+use selection::atomic::write_atomic;
+
+use crate::settings::{Mode, Reload, Settings};
+
+/// The mode upstream's mode files ask for (`mode: unicast`, anything else is multicast);
+/// `monitor-user.conf` wins over `monitor.conf`; without either, the configured default.
+pub fn desired_mode(s: &Settings) -> Mode {
+    for f in s.mode_files() {
+        if let Ok(text) = std::fs::read_to_string(&f) {
+            let value = text
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("mode:"))
+                .map(|v| v.trim().trim_matches(['"', '\'']));
+            return match value {
+                Some("unicast") => Mode::Unicast,
+                Some(_) => Mode::Multicast,
+                None => {
+                    tracing::warn!("{} has no mode: key; ignoring it", f.display());
+                    continue;
+                }
+            };
+        }
+    }
+    s.mode
+}
+
+/// `keepalived -t -f <candidate>` in the current network namespace (where the interfaces must
+/// exist). keepalived reloads a broken file with defaults, silently; so nothing reaches the
+/// live path without passing this. 0 is the only pass (2.2.7 exits 5 on most errors).
+pub fn validate(output: &Path, text: &str) -> Result<(), String> {
+    let dir = output.parent().unwrap_or(Path::new("/"));
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".keepalived-candidate.")
+        .tempfile_in(dir)
+        .map_err(|e| e.to_string())?;
+    tmp.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
+    let out = Command::new("keepalived")
+        .arg("-t")
+        .arg("-f")
+        .arg(tmp.path())
+        .output()
+        .map_err(|e| format!("cannot run keepalived -t: {e}"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let msg = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = msg.lines().filter(|l| !l.trim().is_empty()).collect();
+    Err(format!(
+        "keepalived -t rejected the candidate ({}): {}",
+        out.status,
+        lines.join(" | ")
+    ))
+}
+
+/// Writes `text` when it differs from the live file; returns whether it did.
+pub fn write(output: &Path, text: &str) -> Result<bool, String> {
+    if std::fs::read(output).ok().as_deref() == Some(text.as_bytes()) {
+        return Ok(false);
+    }
+    write_atomic(output, text.as_bytes(), 0o644)
+        .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+    Ok(true)
+}
+
+#[zbus::proxy(
+    interface = "org.freedesktop.systemd1.Manager",
+    default_service = "org.freedesktop.systemd1",
+    default_path = "/org/freedesktop/systemd1"
+)]
+trait SystemdManager {
+    /// Reloads a running unit, starts an inactive one.
+    fn reload_or_restart_unit(
+        &self,
+        name: &str,
+        mode: &str,
+    ) -> zbus::Result<zbus::zvariant::OwnedObjectPath>;
+}
+
+unsafe extern "C" {
+    fn kill(pid: i32, sig: i32) -> i32;
+}
+
+/// Tells keepalived to load the new file (and starts it when the method can).
+pub async fn reload(method: &Reload) -> Result<(), String> {
+    match method {
+        Reload::Systemd => {
+            let conn = zbus::Connection::system()
+                .await
+                .map_err(|e| format!("system bus: {e}"))?;
+            let m = SystemdManagerProxy::new(&conn)
+                .await
+                .map_err(|e| e.to_string())?;
+            m.reload_or_restart_unit("keepalived.service", "replace")
+                .await
+                .map_err(|e| format!("ReloadOrRestartUnit: {e}"))?;
+        }
+        Reload::Pidfile(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| format!("keepalived not running ({}: {e})", p.display()))?;
+            let pid: i32 = text
+                .trim()
+                .parse()
+                .map_err(|_| format!("{} holds {text:?}", p.display()))?;
+            // SAFETY: plain syscall; SIGHUP = 1.
+            if unsafe { kill(pid, 1) } != 0 {
+                return Err(format!(
+                    "SIGHUP to {pid}: {}",
+                    std::io::Error::last_os_error()
+                ));
+            }
+        }
+        Reload::Socket(p) => {
+            let mut s = std::os::unix::net::UnixStream::connect(p)
+                .map_err(|e| format!("{}: {e}", p.display()))?;
+            s.write_all(b"reload\n")
+                .map_err(|e| format!("{}: {e}", p.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes VIPs a crashed keepalived left on any interface (BZ 1931505), before VRRP starts.
+pub async fn remove_stale_vips(vips: &[std::net::IpAddr]) -> Result<(), String> {
+    use futures_util::TryStreamExt;
+    let (conn, handle, _) = rtnetlink::new_connection().map_err(|e| e.to_string())?;
+    let task = tokio::spawn(conn);
+    let mut stale = Vec::new();
+    let mut addrs = handle.address().get().execute();
+    while let Some(m) = addrs.try_next().await.map_err(|e| e.to_string())? {
+        let ip = m.attributes.iter().find_map(|a| match a {
+            rtnetlink::packet_route::address::AddressAttribute::Local(ip) => Some(*ip),
+            rtnetlink::packet_route::address::AddressAttribute::Address(ip) => Some(*ip),
+            _ => None,
+        });
+        if ip.is_some_and(|ip| vips.contains(&ip)) {
+            stale.push(m);
+        }
+    }
+    for m in stale {
+        tracing::info!("removing stale VIP from interface {}", m.header.index);
+        handle
+            .address()
+            .del(m)
+            .execute()
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    task.abort();
+    Ok(())
+}

@@ -1,0 +1,238 @@
+//! The pure core: (settings, kernel snapshot, node-IP files, peers, mode) -> keepalived.conf
+//! model, with the reference's split-brain rules.
+
+use std::net::IpAddr;
+
+use selection::holder::{Lookup, find_interface};
+use selection::net::go_text;
+use selection::{Request, Snapshot, Target, TargetRole, select};
+
+use crate::model::{Instance, Keepalived, SyncGroup};
+use crate::peers::Peers;
+use crate::settings::{Mode, Role, Settings};
+use crate::vrid::vr_ids;
+
+/// Track scripts of the API and ingress instances (MCO's templates).
+pub const API_CHECKS: [&str; 3] = ["chk_ocp_lb", "chk_ocp_both", "chk_mcs"];
+pub const INGRESS_CHECKS: [&str; 3] = ["chk_ingress", "chk_ingress_ready", "chk_default_ingress"];
+
+/// Why no configuration may be rendered; the live one stays.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    #[error("no interface holds an address for the {0} VIPs")]
+    NoInterface(&'static str),
+    #[error(
+        "only {0} API backend(s) known; a master needs at least 2 in unicast (split-brain protection)"
+    )]
+    TooFewBackends(usize),
+    #[error("cluster name {0:?} gives no virtual router IDs")]
+    NoVrid(String),
+}
+
+/// Everything the builder reads.
+pub struct Inputs<'a> {
+    pub settings: &'a Settings,
+    pub snapshot: &'a Snapshot,
+    /// `/run/nodeip-configuration/ipv4` and `ipv6`.
+    pub node_ipv4: Option<IpAddr>,
+    pub node_ipv6: Option<IpAddr>,
+    pub peers: &'a Peers,
+    pub mode: Mode,
+    pub remote_worker: bool,
+}
+
+/// The VRRP interface and source address for a family: the interface holding the node-IP file's
+/// address (this is how keepalived follows the IP onto br-ex), else the address selection picks
+/// for the VIPs (subnet match, then default route), as upstream.
+pub fn vrrp_source(inp: &Inputs<'_>, vips: &[IpAddr]) -> Option<(String, IpAddr)> {
+    let v6 = vips.first()?.is_ipv6();
+    let file_ip = if v6 { inp.node_ipv6 } else { inp.node_ipv4 };
+    if let Some(h) = file_ip.and_then(|ip| find_interface(inp.snapshot, ip, Lookup::Exact)) {
+        return Some((h.interface, h.address.ip));
+    }
+    let req = Request {
+        targets: vips
+            .iter()
+            .map(|ip| Target {
+                ip: *ip,
+                role: TargetRole::Vip,
+            })
+            .collect(),
+        prefer_ipv6: v6,
+        network_type: String::new(),
+    };
+    let sel = select(inp.snapshot, &req);
+    let ip = sel.addresses.iter().copied().find(|a| a.is_ipv6() == v6)?;
+    let h = find_interface(inp.snapshot, ip, Lookup::Exact)?;
+    Some((h.interface, ip))
+}
+
+/// A node's address for a VIP family: the first of that family inside the machine network (the
+/// local subnet holding the VIP), else the first of that family.
+fn peer_address(
+    addresses: &[IpAddr],
+    vip: IpAddr,
+    machine: Option<selection::net::Cidr>,
+) -> Option<IpAddr> {
+    let family: Vec<IpAddr> = addresses
+        .iter()
+        .copied()
+        .filter(|a| a.is_ipv6() == vip.is_ipv6())
+        .collect();
+    family
+        .iter()
+        .copied()
+        .find(|a| machine.is_some_and(|m| m.contains(*a) && *a != vip))
+        .or(family.first().copied())
+}
+
+/// keepalived truncates PASS passwords to 8 characters, and `keepalived -t` rejects longer
+/// ones. Rendering the first 8 keeps the wire password upstream's nodes use.
+fn auth(cluster: &str, kind: &str) -> String {
+    format!("{cluster}_{kind}_vip").chars().take(8).collect()
+}
+
+/// Builds the configuration.
+pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
+    let s = inp.settings;
+    let mut conf = Keepalived::default();
+    if inp.remote_worker {
+        conf.notes.push(format!(
+            "remote worker ({} exists): no VIP subnet is local to this node, so it runs no VRRP instance",
+            s.remote_worker_file().display()
+        ));
+        return Ok(conf);
+    }
+    let (api_vrid, ingress_vrid) =
+        vr_ids(&s.cluster_name).ok_or_else(|| BuildError::NoVrid(s.cluster_name.clone()))?;
+    let unicast = inp.mode == Mode::Unicast;
+    let count = s.api_vips.len().max(s.ingress_vips.len());
+    let (mut api_names, mut ingress_names) = (Vec::new(), Vec::new());
+    for i in 0..count {
+        let api = s.api_vips.get(i).copied();
+        let ingress = s.ingress_vips.get(i).copied();
+        let vips: Vec<IpAddr> = api.into_iter().chain(ingress).collect();
+        let family = if vips[0].is_ipv6() { "IPv6" } else { "IPv4" };
+        let (iface, src) = vrrp_source(inp, &vips).ok_or(BuildError::NoInterface(family))?;
+        let own = go_text(src);
+        let machine = find_interface(inp.snapshot, vips[0], Lookup::Subnet).map(|h| h.address);
+        let address_of = |addrs: &[IpAddr]| peer_address(addrs, vips[0], machine).map(go_text);
+        // API backends: masters, sorted by address text (upstream compares strings).
+        let mut backends: Vec<String> = inp
+            .peers
+            .nodes
+            .iter()
+            .filter(|n| n.role == Role::Master)
+            .filter_map(|n| address_of(&n.addresses))
+            .collect();
+        backends.sort();
+        let ingress_peers: Vec<String> = inp
+            .peers
+            .nodes
+            .iter()
+            .filter_map(|n| address_of(&n.addresses))
+            .collect();
+        let bootstrap = s.role == Role::Bootstrap;
+        // A single master can never have two backends (SNO; PR #394 upstream): exempt it.
+        let single = matches!(s.topology.as_str(), "SingleReplica");
+        if unicast && s.role == Role::Master && !single && backends.len() < 2 {
+            return Err(BuildError::TooFewBackends(backends.len()));
+        }
+        let peers_without = |list: &[String]| {
+            list.iter()
+                .filter(|p| **p != own)
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        let netmask = |ip: IpAddr| if ip.is_ipv6() { 128 } else { 32 };
+        let wants_api = matches!(s.role, Role::Master | Role::Arbiter | Role::Bootstrap);
+        if let Some(vip) = api.filter(|_| wants_api) {
+            // Split-brain protection: join only when registered as a backend (the bootstrap is
+            // never a backend; it lists all of them).
+            if !unicast || bootstrap || backends.contains(&own) {
+                let name = format!("{}_API_{i}", s.cluster_name);
+                api_names.push(name.clone());
+                conf.instances.push(Instance {
+                    name,
+                    interface: iface.clone(),
+                    vrid: api_vrid,
+                    priority: if bootstrap { 70 } else { 40 },
+                    unicast: unicast.then(|| {
+                        (
+                            own.clone(),
+                            if bootstrap {
+                                backends.clone()
+                            } else {
+                                peers_without(&backends)
+                            },
+                        )
+                    }),
+                    auth_pass: auth(&s.cluster_name, "api"),
+                    vip: format!("{}/{}", go_text(vip), netmask(vip)),
+                    track_scripts: if bootstrap {
+                        vec![]
+                    } else {
+                        API_CHECKS.map(String::from).to_vec()
+                    },
+                });
+            } else {
+                conf.notes.push(format!(
+                    "{own} is not an API backend: no {}_API_{i} instance",
+                    s.cluster_name
+                ));
+            }
+        }
+        if let Some(vip) = ingress.filter(|_| !bootstrap) {
+            if !unicast || ingress_peers.contains(&own) {
+                let name = format!("{}_INGRESS_{i}", s.cluster_name);
+                ingress_names.push(name.clone());
+                conf.instances.push(Instance {
+                    name,
+                    interface: iface.clone(),
+                    vrid: ingress_vrid,
+                    priority: 20,
+                    unicast: unicast.then(|| (own.clone(), peers_without(&ingress_peers))),
+                    auth_pass: auth(&s.cluster_name, "ingress"),
+                    vip: format!("{}/{}", go_text(vip), netmask(vip)),
+                    track_scripts: INGRESS_CHECKS.map(String::from).to_vec(),
+                });
+            } else {
+                conf.notes.push(format!(
+                    "{own} is not an ingress peer: no {}_INGRESS_{i} instance",
+                    s.cluster_name
+                ));
+            }
+        }
+    }
+    // OpenStack dual stack: both families fail over together, tracked once per group.
+    if s.platform == "OpenStack" && count > 1 && s.role == Role::Master {
+        for (group, names, checks) in [
+            ("VG_API", &api_names, API_CHECKS),
+            ("VG_INGRESS", &ingress_names, INGRESS_CHECKS),
+        ] {
+            if !names.is_empty() {
+                conf.sync_groups.push(SyncGroup {
+                    name: group.into(),
+                    instances: names.clone(),
+                    track_scripts: checks.map(String::from).to_vec(),
+                });
+            }
+        }
+        for i in &mut conf.instances {
+            i.track_scripts.clear();
+        }
+    }
+    let used: Vec<&String> = conf
+        .instances
+        .iter()
+        .flat_map(|i| &i.track_scripts)
+        .chain(conf.sync_groups.iter().flat_map(|g| &g.track_scripts))
+        .collect();
+    conf.scripts = s
+        .scripts
+        .iter()
+        .filter(|(n, _)| used.contains(n))
+        .map(|(n, sc)| (n.clone(), sc.clone()))
+        .collect();
+    Ok(conf)
+}

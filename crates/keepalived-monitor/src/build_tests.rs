@@ -1,0 +1,335 @@
+//! The builder over fixtures: the reference's scenarios A-E and the split-brain rules.
+
+use std::net::IpAddr;
+
+use selection::fixture::{ip, snapshot};
+
+use crate::build::{BuildError, Inputs, build};
+use crate::peers::{Peer, Peers};
+use crate::settings::{Mode, Reload, Role, Settings, default_scripts};
+
+fn settings(role: Role, api: &[&str], ingress: &[&str]) -> Settings {
+    Settings {
+        cluster_name: "ostest".into(),
+        role,
+        api_vips: api.iter().map(|s| ip(s)).collect(),
+        ingress_vips: ingress.iter().map(|s| ip(s)).collect(),
+        platform: "BareMetal".into(),
+        topology: "HighlyAvailable".into(),
+        output: "/etc/keepalived/keepalived.conf".into(),
+        mode: Mode::Unicast,
+        keepalived_dir: "/etc/keepalived".into(),
+        peers_file: "/etc/keepalived-monitor/peers.toml".into(),
+        reload: Reload::Systemd,
+        debounce: std::time::Duration::from_secs(3),
+        run_dir: "/run/nodeip-configuration".into(),
+        scripts: default_scripts(),
+    }
+}
+
+fn peers(masters: &[&str], workers: &[&str]) -> Peers {
+    let node = |role, a: &&str| Peer {
+        name: format!("n-{a}"),
+        role,
+        addresses: vec![ip(a)],
+    };
+    Peers {
+        nodes: masters
+            .iter()
+            .map(|a| node(Role::Master, a))
+            .chain(workers.iter().map(|a| node(Role::Worker, a)))
+            .collect(),
+    }
+}
+
+/// This node holds `own` on br-ex (the node-IP file points at it).
+fn render(s: &Settings, own: &str, p: &Peers, mode: Mode) -> Result<String, BuildError> {
+    let cidr = if own.contains(':') {
+        format!("{own}/64")
+    } else {
+        format!("{own}/24")
+    };
+    let snap = snapshot()
+        .link(2, "ens3")
+        .link(5, "br-ex")
+        .addr(5, &cidr)
+        .build();
+    let own: IpAddr = ip(own);
+    let inputs = Inputs {
+        settings: s,
+        snapshot: &snap,
+        node_ipv4: own.is_ipv4().then_some(own),
+        node_ipv6: own.is_ipv6().then_some(own),
+        peers: p,
+        mode,
+        remote_worker: false,
+    };
+    build(&inputs).map(|k| k.render())
+}
+
+const MASTERS: [&str; 3] = ["192.168.111.20", "192.168.111.21", "192.168.111.22"];
+const WORKERS: [&str; 2] = ["192.168.111.23", "192.168.111.24"];
+
+#[test]
+fn scenario_a_master_unicast() {
+    let s = settings(Role::Master, &["192.168.111.5"], &["192.168.111.4"]);
+    let text = render(
+        &s,
+        "192.168.111.20",
+        &peers(&MASTERS, &WORKERS),
+        Mode::Unicast,
+    )
+    .unwrap();
+    assert!(text.starts_with(
+        "global_defs {\n    enable_script_security\n    script_user root\n    max_auto_priority -1\n    vrrp_garp_master_refresh 60\n}\n"
+    ));
+    assert!(text.contains(
+        "\nvrrp_instance ostest_API_0 {\n    state BACKUP\n    interface br-ex\n    virtual_router_id 14\n    priority 40\n    advert_int 1\n    \
+         unicast_src_ip 192.168.111.20\n    unicast_peer {\n        192.168.111.21\n        192.168.111.22\n    }\n    authentication {\n        \
+         auth_type PASS\n        auth_pass ostest_a\n    }\n    virtual_ipaddress {\n        192.168.111.5/32 label vip\n    }\n    track_script {\n        \
+         chk_ocp_lb\n        chk_ocp_both\n        chk_mcs\n    }\n}\n"
+    ), "{text}");
+    assert!(text.contains(
+        "\nvrrp_instance ostest_INGRESS_0 {\n    state BACKUP\n    interface br-ex\n    virtual_router_id 93\n    priority 20\n    advert_int 1\n    \
+         unicast_src_ip 192.168.111.20\n    unicast_peer {\n        192.168.111.21\n        192.168.111.22\n        192.168.111.23\n        192.168.111.24\n    }\n"
+    ), "{text}");
+    assert!(text.contains("auth_pass ostest_i\n") && text.contains("192.168.111.4/32 label vip"));
+    assert!(text.contains("vrrp_script chk_ingress {\n    script \"/usr/bin/timeout 0.9 /usr/bin/curl -o /dev/null -Lfs http://localhost:1936/healthz\"\n    interval 1\n    rise 3\n    fall 2\n}\n"));
+    assert!(text.contains("vrrp_script chk_default_ingress {\n    script \"/usr/bin/timeout 4.9 /etc/keepalived/chk_default_ingress.sh\"\n    interval 5\n    weight 50\n"));
+    // Same inputs, same bytes.
+    assert_eq!(
+        render(
+            &s,
+            "192.168.111.20",
+            &peers(&MASTERS, &WORKERS),
+            Mode::Unicast
+        )
+        .unwrap(),
+        text
+    );
+}
+
+#[test]
+fn scenario_b_multicast_omits_unicast_lines_and_needs_no_peers() {
+    let s = settings(Role::Master, &["192.168.111.5"], &["192.168.111.4"]);
+    let text = render(&s, "192.168.111.20", &Peers::default(), Mode::Multicast).unwrap();
+    assert!(!text.contains("unicast"));
+    assert!(
+        text.contains("vrrp_instance ostest_API_0")
+            && text.contains("vrrp_instance ostest_INGRESS_0")
+    );
+}
+
+#[test]
+fn scenario_c_worker_renders_only_ingress_and_only_when_a_peer() {
+    let s = settings(Role::Worker, &["192.168.111.5"], &["192.168.111.4"]);
+    let text = render(
+        &s,
+        "192.168.111.23",
+        &peers(&MASTERS, &WORKERS),
+        Mode::Unicast,
+    )
+    .unwrap();
+    assert!(!text.contains("_API_") && !text.contains("chk_ocp_lb"));
+    assert!(text.contains("unicast_src_ip 192.168.111.23\n    unicast_peer {\n        192.168.111.20\n        192.168.111.21\n        192.168.111.22\n        192.168.111.24\n    }"));
+    // K1: a node missing from the peer list does not join the ingress instance.
+    let text = render(
+        &s,
+        "192.168.111.99",
+        &peers(&MASTERS, &WORKERS),
+        Mode::Unicast,
+    )
+    .unwrap();
+    assert!(!text.contains("vrrp_instance"), "{text}");
+    assert!(
+        text.contains("# 192.168.111.99 is not an ingress peer"),
+        "{text}"
+    );
+}
+
+#[test]
+fn master_not_a_backend_does_not_join_the_api_instance() {
+    let s = settings(Role::Master, &["192.168.111.5"], &["192.168.111.4"]);
+    let text = render(
+        &s,
+        "192.168.111.30",
+        &peers(&MASTERS, &["192.168.111.30"]),
+        Mode::Unicast,
+    )
+    .unwrap();
+    assert!(
+        !text.contains("ostest_API_0 {") && text.contains("ostest_INGRESS_0 {"),
+        "{text}"
+    );
+}
+
+#[test]
+fn k4_fewer_than_two_backends_never_render_but_single_node_clusters_do() {
+    let s = settings(Role::Master, &["192.168.111.5"], &["192.168.111.4"]);
+    let one = peers(&["192.168.111.20"], &[]);
+    assert_eq!(
+        render(&s, "192.168.111.20", &one, Mode::Unicast),
+        Err(BuildError::TooFewBackends(1))
+    );
+    let mut sno = s.clone();
+    sno.topology = "SingleReplica".into();
+    assert!(render(&sno, "192.168.111.20", &one, Mode::Unicast).is_ok());
+    assert!(
+        render(&s, "192.168.111.20", &one, Mode::Multicast).is_ok(),
+        "multicast needs no peer list"
+    );
+}
+
+#[test]
+fn scenario_d_dual_stack_uses_the_same_vrids_per_family() {
+    let s = settings(
+        Role::Master,
+        &["192.168.111.5", "fd2e:6f44:5dd8:c956::5"],
+        &["192.168.111.4", "fd2e:6f44:5dd8:c956::4"],
+    );
+    let snap = snapshot()
+        .link(5, "br-ex")
+        .addr(5, "192.168.111.20/24")
+        .addr(5, "fd2e:6f44:5dd8:c956::14/64")
+        .build();
+    let mut p = peers(&MASTERS, &[]);
+    for (n, v6) in p.nodes.iter_mut().zip([
+        "fd2e:6f44:5dd8:c956::14",
+        "fd2e:6f44:5dd8:c956::15",
+        "fd2e:6f44:5dd8:c956::16",
+    ]) {
+        n.addresses.push(ip(v6));
+    }
+    let inputs = Inputs {
+        settings: &s,
+        snapshot: &snap,
+        node_ipv4: Some(ip("192.168.111.20")),
+        node_ipv6: Some(ip("fd2e:6f44:5dd8:c956::14")),
+        peers: &p,
+        mode: Mode::Unicast,
+        remote_worker: false,
+    };
+    let text = build(&inputs).unwrap().render();
+    for name in [
+        "ostest_API_0",
+        "ostest_INGRESS_0",
+        "ostest_API_1",
+        "ostest_INGRESS_1",
+    ] {
+        assert!(text.contains(&format!("vrrp_instance {name} {{")), "{name}");
+    }
+    assert!(
+        text.contains("fd2e:6f44:5dd8:c956::5/128 label vip")
+            && text.contains("fd2e:6f44:5dd8:c956::4/128 label vip")
+    );
+    assert!(text.contains("unicast_src_ip fd2e:6f44:5dd8:c956::14\n    unicast_peer {\n        fd2e:6f44:5dd8:c956::15\n        fd2e:6f44:5dd8:c956::16\n"));
+    assert_eq!(text.matches("virtual_router_id 14\n").count(), 2);
+    assert_eq!(text.matches("virtual_router_id 93\n").count(), 2);
+    // OpenStack: one sync group per VIP kind, the instances lose their own track scripts.
+    let mut os = s.clone();
+    os.platform = "OpenStack".into();
+    let text = build(&Inputs {
+        settings: &os,
+        ..inputs
+    })
+    .unwrap()
+    .render();
+    assert!(text.contains("vrrp_sync_group VG_API {\n    group {\n        ostest_API_0\n        ostest_API_1\n    }\n    track_script {\n        chk_ocp_lb\n"), "{text}");
+    assert!(text.contains("vrrp_sync_group VG_INGRESS {"));
+    assert_eq!(
+        text.matches("    track_script {").count(),
+        2,
+        "only the groups track"
+    );
+}
+
+#[test]
+fn scenario_e_bootstrap_lists_every_master_and_tracks_nothing() {
+    let s = settings(Role::Bootstrap, &["192.168.111.5"], &["192.168.111.4"]);
+    let text = render(
+        &s,
+        "192.168.111.10",
+        &peers(&MASTERS, &WORKERS),
+        Mode::Unicast,
+    )
+    .unwrap();
+    assert!(text.contains("priority 70\n    advert_int 1\n    unicast_src_ip 192.168.111.10\n    unicast_peer {\n        192.168.111.20\n        192.168.111.21\n        192.168.111.22\n    }"), "{text}");
+    assert!(
+        !text.contains("INGRESS")
+            && !text.contains("track_script")
+            && !text.contains("vrrp_script")
+    );
+    // No masters yet: the bootstrap still renders (an empty peer block).
+    assert!(
+        render(&s, "192.168.111.10", &Peers::default(), Mode::Unicast)
+            .unwrap()
+            .contains("unicast_peer {\n    }")
+    );
+}
+
+#[test]
+fn backends_sort_as_text_and_peers_keep_the_list_order() {
+    let s = settings(Role::Master, &["192.168.111.5"], &["192.168.111.4"]);
+    let p = peers(&["192.168.111.9", "192.168.111.10", "192.168.111.20"], &[]);
+    let text = render(&s, "192.168.111.20", &p, Mode::Unicast).unwrap();
+    // Upstream compares backend addresses as strings: .10 before .9.
+    assert!(
+        text.contains("unicast_peer {\n        192.168.111.10\n        192.168.111.9\n    }"),
+        "{text}"
+    );
+}
+
+#[test]
+fn remote_worker_renders_no_instance_and_says_why() {
+    let s = settings(Role::Worker, &["192.168.111.5"], &["192.168.111.4"]);
+    let snap = snapshot().build();
+    let p = Peers::default();
+    let inputs = Inputs {
+        settings: &s,
+        snapshot: &snap,
+        node_ipv4: None,
+        node_ipv6: None,
+        peers: &p,
+        mode: Mode::Unicast,
+        remote_worker: true,
+    };
+    let text = build(&inputs).unwrap().render();
+    assert!(
+        text.starts_with("# remote worker (/run/nodeip-configuration/remote-worker exists)"),
+        "{text}"
+    );
+    assert!(!text.contains("vrrp_instance"));
+}
+
+#[test]
+fn without_the_node_ip_file_the_vip_subnet_decides_the_interface() {
+    let s = settings(Role::Master, &["192.168.111.5"], &[]);
+    let snap = snapshot()
+        .link(2, "ens3")
+        .addr(2, "192.168.111.20/24")
+        .link(3, "ens4")
+        .addr(3, "203.0.113.9/24")
+        .build();
+    let p = peers(&MASTERS, &[]);
+    let inputs = Inputs {
+        settings: &s,
+        snapshot: &snap,
+        node_ipv4: None,
+        node_ipv6: None,
+        peers: &p,
+        mode: Mode::Unicast,
+        remote_worker: false,
+    };
+    assert!(
+        build(&inputs)
+            .unwrap()
+            .render()
+            .contains("interface ens3\n")
+    );
+    let empty = snapshot().build();
+    let inputs = Inputs {
+        snapshot: &empty,
+        ..inputs
+    };
+    assert_eq!(build(&inputs).unwrap_err(), BuildError::NoInterface("IPv4"));
+}

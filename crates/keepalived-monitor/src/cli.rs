@@ -1,0 +1,68 @@
+//! Command line.
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::settings::Role;
+
+/// Owns keepalived's configuration for the API and ingress VIPs: rendered from the peer list,
+/// validated, applied, following the node IP.
+#[derive(Debug, Parser)]
+#[command(name = "keepalived-monitor", version, about)]
+pub struct Cli {
+    #[command(flatten)]
+    pub verbosity: selection::app::Verbosity,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The daemon (systemd Type=notify).
+    Run(SettingsArgs),
+    /// Print the configuration for the current node state and exit.
+    Render(SettingsArgs),
+    /// Render, then check it with `keepalived -t`.
+    Check(SettingsArgs),
+    /// Print the virtual router IDs of a cluster name, as upstream's `runtimecfg vr-ids`.
+    VrIds { name: String },
+}
+
+/// Settings; flags win over the config file.
+#[derive(Debug, Args)]
+pub struct SettingsArgs {
+    /// TOML settings [default: /etc/keepalived-monitor/config.toml if present].
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    #[arg(long, value_name = "NAME")]
+    pub cluster_name: Option<String>,
+    #[arg(long, value_enum)]
+    pub role: Option<Role>,
+    /// API VIPs (one per family).
+    #[arg(long = "api-vip", value_name = "IP")]
+    pub api_vips: Vec<IpAddr>,
+    /// Ingress VIPs (one per family).
+    #[arg(long = "ingress-vip", value_name = "IP")]
+    pub ingress_vips: Vec<IpAddr>,
+    /// The TOML peer list [default: /etc/keepalived-monitor/peers.toml].
+    #[arg(long = "peers", value_name = "FILE")]
+    pub peers_file: Option<PathBuf>,
+    /// keepalived.conf [default: /etc/keepalived/keepalived.conf].
+    #[arg(long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// systemd, pidfile or socket [default: systemd].
+    #[arg(long, value_name = "METHOD")]
+    pub reload: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,59 @@
+//! `keepalived-monitor`: replaces runtimecfg's `dynkeepalived` and the keepalived static-pod
+//! wrapper. It renders keepalived.conf for the API and ingress VIPs from a typed model
+//! ([`model`], [`build`]), follows the node IP through netlink, validates every candidate with
+//! `keepalived -t`, writes it atomically and reloads keepalived ([`apply`], [`daemon`]).
+
+pub mod apply;
+pub mod build;
+pub mod cli;
+pub mod daemon;
+pub mod model;
+pub mod peers;
+pub mod settings;
+pub mod vrid;
+
+#[cfg(test)]
+mod build_tests;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use selection::app::UsageError;
+use selection::netlink::NetlinkReader;
+
+use crate::cli::{Cli, Command};
+use crate::settings::{DEFAULT_CONFIG, resolve};
+
+pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
+    if let Command::VrIds { name } = &cli.command {
+        let (api, ingress) =
+            vrid::vr_ids(name).ok_or_else(|| UsageError("the cluster name is empty".into()))?;
+        println!("APIVirtualRouterID: {api}\nIngressVirtualRouterID: {ingress}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let args = match &cli.command {
+        Command::Run(a) | Command::Render(a) | Command::Check(a) => a,
+        Command::VrIds { .. } => unreachable!("handled above"),
+    };
+    let s = resolve(args, Path::new(DEFAULT_CONFIG))?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("async runtime")?;
+    rt.block_on(async {
+        if let Command::Run(_) = &cli.command {
+            daemon::run(s).await?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        let mut reader = NetlinkReader::connect()?;
+        let text = daemon::candidate(&s, &mut reader).await?.render();
+        if let Command::Check(_) = &cli.command {
+            apply::validate(&s.output, &text).map_err(anyhow::Error::msg)?;
+            eprintln!("keepalived -t accepts the configuration");
+        } else {
+            print!("{text}");
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}

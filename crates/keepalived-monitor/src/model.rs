@@ -1,0 +1,113 @@
+//! keepalived.conf as a typed model, rendered in upstream's shape (keywords, order, indentation).
+//! Same model, same bytes.
+
+use std::fmt::Write;
+
+/// `vrrp_script`: a health check whose weight moves the priority.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Script {
+    pub command: String,
+    pub interval: u32,
+    /// `None`: a failure puts the instance in FAULT.
+    pub weight: Option<i32>,
+    pub rise: u32,
+    pub fall: u32,
+}
+
+/// One `vrrp_instance`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instance {
+    pub name: String,
+    pub interface: String,
+    pub vrid: u8,
+    pub priority: u8,
+    /// `Some((source, peers))` in unicast mode.
+    pub unicast: Option<(String, Vec<String>)>,
+    pub auth_pass: String,
+    /// `<ip>/<32|128>`.
+    pub vip: String,
+    pub track_scripts: Vec<String>,
+}
+
+/// `vrrp_sync_group` (OpenStack dual stack).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyncGroup {
+    pub name: String,
+    pub instances: Vec<String>,
+    pub track_scripts: Vec<String>,
+}
+
+/// The whole file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Keepalived {
+    /// Comment lines at the top (why instances are missing, for instance).
+    pub notes: Vec<String>,
+    pub scripts: Vec<(String, Script)>,
+    pub sync_groups: Vec<SyncGroup>,
+    pub instances: Vec<Instance>,
+}
+
+impl Keepalived {
+    /// The file text.
+    pub fn render(&self) -> String {
+        let mut o = String::new();
+        for n in &self.notes {
+            let _ = writeln!(o, "# {n}");
+        }
+        o.push_str(
+            "global_defs {\n    enable_script_security\n    script_user root\n    max_auto_priority -1\n    \
+             vrrp_garp_master_refresh 60\n}\n",
+        );
+        for (name, s) in &self.scripts {
+            let _ = write!(
+                o,
+                "\nvrrp_script {name} {{\n    script \"{}\"\n    interval {}\n",
+                s.command, s.interval
+            );
+            if let Some(w) = s.weight {
+                let _ = writeln!(o, "    weight {w}");
+            }
+            let _ = write!(o, "    rise {}\n    fall {}\n}}\n", s.rise, s.fall);
+        }
+        for g in &self.sync_groups {
+            let _ = write!(o, "\nvrrp_sync_group {} {{\n    group {{\n", g.name);
+            for i in &g.instances {
+                let _ = writeln!(o, "        {i}");
+            }
+            o.push_str("    }\n    track_script {\n");
+            for t in &g.track_scripts {
+                let _ = writeln!(o, "        {t}");
+            }
+            o.push_str("    }\n}\n");
+        }
+        for i in &self.instances {
+            let _ = write!(
+                o,
+                "\nvrrp_instance {} {{\n    state BACKUP\n    interface {}\n    virtual_router_id {}\n    priority {}\n    advert_int 1\n",
+                i.name, i.interface, i.vrid, i.priority
+            );
+            if let Some((src, peers)) = &i.unicast {
+                let _ = write!(o, "    unicast_src_ip {src}\n    unicast_peer {{\n");
+                for p in peers {
+                    let _ = writeln!(o, "        {p}");
+                }
+                o.push_str("    }\n");
+            }
+            let _ = write!(
+                o,
+                "    authentication {{\n        auth_type PASS\n        auth_pass {}\n    }}\n    virtual_ipaddress {{\n        {} label vip\n    }}\n",
+                i.auth_pass, i.vip
+            );
+            if !i.track_scripts.is_empty() {
+                o.push_str("    track_script {\n");
+                for t in &i.track_scripts {
+                    let _ = writeln!(o, "        {t}");
+                }
+                o.push_str("    }\n");
+            }
+            o.push_str("}\n");
+        }
+        o
+    }
+}

@@ -1,0 +1,53 @@
+//! The peer list: which nodes exist, which are masters (API backends), and their addresses.
+//! Source `file`: a TOML list (`/etc/keepalived-monitor/peers.toml`).
+
+use std::net::IpAddr;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::settings::Role;
+
+/// One node.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Peer {
+    pub name: String,
+    pub role: Role,
+    pub addresses: Vec<IpAddr>,
+}
+
+/// All nodes, in the source's order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Peers {
+    #[serde(default, rename = "node")]
+    pub nodes: Vec<Peer>,
+}
+
+/// A peer list that cannot be used; the last good configuration stays.
+#[derive(Debug, thiserror::Error)]
+#[error("peer list {path}: {message}")]
+pub struct PeersError {
+    pub path: String,
+    pub message: String,
+}
+
+/// Reads the TOML peer list.
+pub fn read(path: &Path) -> Result<Peers, PeersError> {
+    let err = |message: String| PeersError {
+        path: path.display().to_string(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+    let peers: Peers = toml::from_str(&text).map_err(|e| {
+        let line = e
+            .span()
+            .map_or(1, |s| text[..s.start].matches('\n').count() + 1);
+        err(format!("line {line}: {}", e.message()))
+    })?;
+    if let Some(n) = peers.nodes.iter().find(|n| n.addresses.is_empty()) {
+        return Err(err(format!("node {} has no address", n.name)));
+    }
+    Ok(peers)
+}

@@ -1,0 +1,233 @@
+//! Settings: `/etc/keepalived-monitor/config.toml` (the file MCO templates per role) and flags
+//! (which win). Unknown keys and invalid values are errors naming the key.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use selection::app::{UsageError, load_config};
+use serde::Deserialize;
+
+use crate::cli::SettingsArgs;
+use crate::model::Script;
+
+pub const DEFAULT_CONFIG: &str = "/etc/keepalived-monitor/config.toml";
+
+/// The node's role; decides which instances it renders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Master,
+    Worker,
+    Arbiter,
+    Bootstrap,
+}
+
+/// VRRP transport.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Unicast,
+    Multicast,
+}
+
+/// How keepalived is told to load a new file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reload {
+    /// `ReloadUnit` (or `StartUnit` when inactive) of `keepalived.service` over D-Bus.
+    Systemd,
+    /// SIGHUP to the pid in keepalived's pid file.
+    Pidfile(PathBuf),
+    /// `reload\n` on the static-pod layout's control socket.
+    Socket(PathBuf),
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct ConfigFile {
+    cluster_name: Option<String>,
+    role: Option<Role>,
+    api_vips: Option<Vec<IpAddr>>,
+    ingress_vips: Option<Vec<IpAddr>>,
+    platform: Option<String>,
+    control_plane_topology: Option<String>,
+    output: Option<PathBuf>,
+    mode: Option<Mode>,
+    keepalived_dir: Option<PathBuf>,
+    peers_file: Option<PathBuf>,
+    reload: Option<String>,
+    pid_file: Option<PathBuf>,
+    control_socket: Option<PathBuf>,
+    debounce_ms: Option<u64>,
+    run_dir: Option<PathBuf>,
+    scripts: Option<BTreeMap<String, Script>>,
+}
+
+/// Validated settings.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub cluster_name: String,
+    pub role: Role,
+    pub api_vips: Vec<IpAddr>,
+    pub ingress_vips: Vec<IpAddr>,
+    pub platform: String,
+    pub topology: String,
+    pub output: PathBuf,
+    /// Mode when no mode file says otherwise.
+    pub mode: Mode,
+    /// Where upstream's mode files live (`monitor-user.conf`, `monitor.conf`).
+    pub keepalived_dir: PathBuf,
+    pub peers_file: PathBuf,
+    pub reload: Reload,
+    pub debounce: Duration,
+    /// `/run/nodeip-configuration`.
+    pub run_dir: PathBuf,
+    /// Health checks by name (defaults: the reference's, with its weights).
+    pub scripts: BTreeMap<String, Script>,
+}
+
+fn script(command: &str, interval: u32, weight: Option<i32>, rise: u32, fall: u32) -> Script {
+    Script {
+        command: command.into(),
+        interval,
+        weight,
+        rise,
+        fall,
+    }
+}
+
+/// The reference's check scripts and weights (MCO's master template).
+pub fn default_scripts() -> BTreeMap<String, Script> {
+    [
+        ("chk_ocp_lb", script("/usr/bin/timeout 1.9 /etc/keepalived/chk_ocp_script.sh", 2, Some(20), 3, 3)),
+        ("chk_ocp_both", script("/usr/bin/timeout 1.9 /etc/keepalived/chk_ocp_script_both.sh", 2, Some(5), 3, 3)),
+        ("chk_mcs", script("/usr/bin/timeout 1.9 /etc/keepalived/chk_mcs_script.sh", 2, Some(3), 3, 3)),
+        (
+            "chk_ingress_ready",
+            script("/usr/bin/timeout 0.9 /usr/bin/curl -o /dev/null -Lfs http://localhost:1936/healthz/ready", 1, Some(10), 3, 2),
+        ),
+        ("chk_ingress", script("/usr/bin/timeout 0.9 /usr/bin/curl -o /dev/null -Lfs http://localhost:1936/healthz", 1, None, 3, 2)),
+        ("chk_default_ingress", script("/usr/bin/timeout 4.9 /etc/keepalived/chk_default_ingress.sh", 5, Some(50), 3, 2)),
+    ]
+    .into_iter()
+    .map(|(n, s)| (n.to_string(), s))
+    .collect()
+}
+
+impl Settings {
+    pub fn node_ip_file(&self, v6: bool) -> PathBuf {
+        self.run_dir.join(if v6 { "ipv6" } else { "ipv4" })
+    }
+
+    pub fn remote_worker_file(&self) -> PathBuf {
+        self.run_dir.join("remote-worker")
+    }
+
+    /// `monitor-user.conf` wins over `monitor.conf`.
+    pub fn mode_files(&self) -> [PathBuf; 2] {
+        [
+            self.keepalived_dir.join("monitor-user.conf"),
+            self.keepalived_dir.join("monitor.conf"),
+        ]
+    }
+}
+
+pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, UsageError> {
+    let (cfg, path): (ConfigFile, _) = load_config(args.config.as_deref(), default_config)?;
+    let origin = |key: &str| match &path {
+        Some(p) => format!("{key} in {}", p.display()),
+        None => format!("--{key}"),
+    };
+    let cluster_name = args
+        .cluster_name
+        .clone()
+        .or(cfg.cluster_name)
+        .unwrap_or_default();
+    if cluster_name.is_empty()
+        || !cluster_name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    {
+        return Err(UsageError(format!(
+            "invalid {} {cluster_name:?}: a cluster name of letters, digits and '-' is required",
+            origin("cluster-name")
+        )));
+    }
+    let api_vips = if args.api_vips.is_empty() {
+        cfg.api_vips.unwrap_or_default()
+    } else {
+        args.api_vips.clone()
+    };
+    let ingress_vips = if args.ingress_vips.is_empty() {
+        cfg.ingress_vips.unwrap_or_default()
+    } else {
+        args.ingress_vips.clone()
+    };
+    for (key, list) in [("api-vips", &api_vips), ("ingress-vips", &ingress_vips)] {
+        let v4 = list.iter().filter(|ip| ip.is_ipv4()).count();
+        if v4 > 1 || list.len() - v4 > 1 {
+            return Err(UsageError(format!(
+                "invalid {}: at most one address per family",
+                origin(key)
+            )));
+        }
+    }
+    if api_vips.is_empty() && ingress_vips.is_empty() {
+        return Err(UsageError(
+            "no API or ingress VIP configured (api-vips, ingress-vips)".into(),
+        ));
+    }
+    let reload = match args
+        .reload
+        .clone()
+        .or(cfg.reload)
+        .as_deref()
+        .unwrap_or("systemd")
+    {
+        "systemd" => Reload::Systemd,
+        "pidfile" => Reload::Pidfile(cfg.pid_file.unwrap_or_else(|| "/run/keepalived.pid".into())),
+        "socket" => Reload::Socket(
+            cfg.control_socket
+                .unwrap_or_else(|| "/var/run/keepalived/keepalived.sock".into()),
+        ),
+        other => {
+            return Err(UsageError(format!(
+                "invalid {} {other:?}: systemd, pidfile or socket",
+                origin("reload")
+            )));
+        }
+    };
+    let mut scripts = default_scripts();
+    scripts.extend(cfg.scripts.unwrap_or_default());
+    Ok(Settings {
+        cluster_name,
+        role: args.role.or(cfg.role).unwrap_or(Role::Master),
+        api_vips,
+        ingress_vips,
+        platform: cfg.platform.unwrap_or_default(),
+        topology: cfg
+            .control_plane_topology
+            .unwrap_or_else(|| "HighlyAvailable".into()),
+        output: args
+            .output
+            .clone()
+            .or(cfg.output)
+            .unwrap_or_else(|| "/etc/keepalived/keepalived.conf".into()),
+        mode: cfg.mode.unwrap_or(Mode::Unicast),
+        keepalived_dir: cfg
+            .keepalived_dir
+            .unwrap_or_else(|| "/etc/keepalived".into()),
+        peers_file: args
+            .peers_file
+            .clone()
+            .or(cfg.peers_file)
+            .unwrap_or_else(|| "/etc/keepalived-monitor/peers.toml".into()),
+        reload,
+        debounce: Duration::from_millis(cfg.debounce_ms.unwrap_or(3000)),
+        run_dir: cfg
+            .run_dir
+            .unwrap_or_else(|| "/run/nodeip-configuration".into()),
+        scripts,
+    })
+}

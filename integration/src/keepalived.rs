@@ -22,7 +22,15 @@ impl Keepalived {
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
         let conf = dir.join("keepalived.conf");
         std::fs::write(&conf, config).map_err(|e| e.to_string())?;
-        config_test(ns.name(), &conf)?;
+        Self::start_file(ns, dir, &conf)
+    }
+
+    /// Starts keepalived on a configuration file someone else owns (a monitor under test), with
+    /// its pid files in `dir` (`keepalived.pid` is the parent, the one to SIGHUP).
+    pub fn start_file(ns: &Netns, dir: &Path, conf: &Path) -> Result<Keepalived, String> {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        config_test(ns.name(), conf)?;
+        let conf = conf.to_owned();
         // Distinct pid files per instance: a second keepalived with the same ones exits 0.
         let pid = |n: &str| format!("{}", dir.join(n).display());
         let mut cmd = ns.command("keepalived");

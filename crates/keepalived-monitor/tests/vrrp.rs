@@ -1,0 +1,328 @@
+//! keepalived-monitor with real keepalived on three nodes sharing one L2 segment.
+
+use std::fs;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use integration::keepalived::{Keepalived, holds};
+use integration::process::wait_for;
+use integration::{Netns, require_root, scratch_dir};
+
+const BIN: &str = env!("CARGO_BIN_EXE_keepalived-monitor");
+const API_VIP: &str = "192.0.2.200";
+
+/// Health checks that always pass (the reference's need OpenShift's scripts).
+const SCRIPTS: &str = "
+[scripts.chk_ocp_lb]
+command = \"/usr/bin/true\"
+interval = 1
+weight = 20
+rise = 1
+fall = 1
+[scripts.chk_ocp_both]
+command = \"/usr/bin/true\"
+interval = 1
+weight = 5
+rise = 1
+fall = 1
+[scripts.chk_mcs]
+command = \"/usr/bin/true\"
+interval = 1
+weight = 3
+rise = 1
+fall = 1
+[scripts.chk_ingress]
+command = \"/usr/bin/true\"
+interval = 1
+rise = 1
+fall = 1
+[scripts.chk_ingress_ready]
+command = \"/usr/bin/true\"
+interval = 1
+weight = 10
+rise = 1
+fall = 1
+[scripts.chk_default_ingress]
+command = \"/usr/bin/true\"
+interval = 1
+weight = 50
+rise = 1
+fall = 1
+";
+
+fn peer_list(addresses: &[&str]) -> String {
+    addresses
+        .iter()
+        .map(|a| format!("[[node]]\nname = \"n{a}\"\nrole = \"master\"\naddresses = [\"{a}\"]\n"))
+        .collect()
+}
+
+struct NodeUnderTest {
+    ns: Netns,
+    dir: PathBuf,
+    monitor: Option<Child>,
+    keepalived: Option<Keepalived>,
+}
+
+impl NodeUnderTest {
+    fn output(&self) -> PathBuf {
+        self.dir.join("keepalived.conf")
+    }
+
+    fn conf(&self) -> String {
+        fs::read_to_string(self.output()).unwrap_or_default()
+    }
+
+    fn monitor_log(&self) -> String {
+        fs::read_to_string(self.dir.join("monitor.log")).unwrap_or_default()
+    }
+
+    fn keepalived_log(&self) -> String {
+        fs::read_to_string(self.dir.join("ka/keepalived.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for NodeUnderTest {
+    fn drop(&mut self) {
+        if let Some(mut m) = self.monitor.take() {
+            let _ = m.kill();
+            let _ = m.wait();
+        }
+    }
+}
+
+struct Cluster {
+    nodes: Vec<NodeUnderTest>,
+    _segment: Netns,
+    peers: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+fn address(i: usize) -> String {
+    format!("192.0.2.1{i}")
+}
+
+/// `n` master nodes; `extra` is appended to each node's settings.
+fn cluster(n: usize, extra: &str) -> Cluster {
+    let dir = scratch_dir("kam").unwrap();
+    let segment = Netns::new("kam-br").unwrap();
+    segment.bridge("br0").unwrap();
+    let peers = dir.path().join("peers.toml");
+    let all: Vec<String> = (1..=n).map(address).collect();
+    fs::write(
+        &peers,
+        peer_list(&all.iter().map(String::as_str).collect::<Vec<_>>()),
+    )
+    .unwrap();
+    let mut nodes = Vec::new();
+    for i in 1..=n {
+        let ns = Netns::new(&format!("kam{i}")).unwrap();
+        let port = format!("p{i}");
+        ns.veth_to("eth0", &segment, &port).unwrap();
+        segment
+            .ip(&["link", "set", &port, "master", "br0"])
+            .unwrap();
+        ns.addr("eth0", &format!("{}/24", address(i)), &[]).unwrap();
+        let d = dir.path().join(format!("n{i}"));
+        fs::create_dir_all(d.join("run")).unwrap();
+        fs::write(d.join("run/ipv4"), address(i)).unwrap();
+        let config = format!(
+            "cluster-name = \"hx\"\nrole = \"master\"\napi-vips = [\"{API_VIP}\"]\ningress-vips = [\"192.0.2.201\"]\n\
+             output = \"{out}\"\nreload = \"pidfile\"\npid-file = \"{d}/ka/keepalived.pid\"\ndebounce-ms = 300\n\
+             run-dir = \"{d}/run\"\nkeepalived-dir = \"{d}\"\npeers-file = \"{peers}\"\n{extra}\n{SCRIPTS}",
+            out = d.join("keepalived.conf").display(),
+            d = d.display(),
+            peers = peers.display(),
+        );
+        fs::write(d.join("config.toml"), config).unwrap();
+        nodes.push(NodeUnderTest {
+            ns,
+            dir: d,
+            monitor: None,
+            keepalived: None,
+        });
+    }
+    Cluster {
+        nodes,
+        _segment: segment,
+        peers,
+        _dir: dir,
+    }
+}
+
+fn start_monitor(n: &mut NodeUnderTest) {
+    let log = fs::File::create(n.dir.join("monitor.log")).unwrap();
+    let child =
+        n.ns.command(BIN)
+            .args(["run", "--config"])
+            .arg(n.dir.join("config.toml"))
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+    n.monitor = Some(child);
+}
+
+#[test]
+fn three_nodes_hold_the_vip_once_fail_over_follow_moves_and_peer_changes() {
+    if !require_root("three_nodes_hold_the_vip_once") {
+        return;
+    }
+    let mut c = cluster(3, "");
+    for n in &mut c.nodes {
+        start_monitor(n);
+    }
+    for n in &mut c.nodes {
+        assert!(
+            wait_for(Duration::from_secs(10), || n
+                .conf()
+                .contains("vrrp_instance hx_API_0")),
+            "{}",
+            n.monitor_log()
+        );
+        n.keepalived = Some(Keepalived::start_file(&n.ns, &n.dir.join("ka"), &n.output()).unwrap());
+    }
+    let holders = |c: &Cluster| {
+        c.nodes
+            .iter()
+            .filter(|n| holds(&n.ns, "eth0", API_VIP) || holds(&n.ns, "br-ex", API_VIP))
+            .count()
+    };
+    let holder = |c: &Cluster| {
+        c.nodes
+            .iter()
+            .position(|n| holds(&n.ns, "eth0", API_VIP) || holds(&n.ns, "br-ex", API_VIP))
+    };
+    assert!(
+        wait_for(Duration::from_secs(10), || holders(&c) == 1),
+        "the API VIP lands on one master"
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(holders(&c), 1, "exactly one holder");
+
+    // The holder's keepalived stops: the VIP moves within 4 s.
+    let h = holder(&c).unwrap();
+    let t = Instant::now();
+    c.nodes[h].keepalived.as_mut().unwrap().stop();
+    assert!(
+        wait_for(Duration::from_secs(4), || holder(&c)
+            .is_some_and(|x| x != h)),
+        "VIP moved within 4 s"
+    );
+    eprintln!("failover took {:?}", t.elapsed());
+
+    // A node's address moves from eth0 to a bridge (as onto br-ex): keepalived follows it.
+    let m = (h + 1) % 3;
+    let n = &c.nodes[m];
+    let reloads = || {
+        n.keepalived_log().matches("Reload finished").count()
+            + n.keepalived_log().matches("Reloading").count()
+    };
+    let before = reloads();
+    let cidr = format!("{}/24", address(m + 1));
+    n.ns.ip_batch(&format!(
+        "link add br-ex type bridge\nlink set br-ex up\nlink set eth0 master br-ex\naddr del {cidr} dev eth0\naddr add {cidr} dev br-ex\n"
+    ))
+    .unwrap();
+    let t = Instant::now();
+    assert!(
+        wait_for(Duration::from_secs(5), || n
+            .conf()
+            .contains("interface br-ex")),
+        "{}",
+        n.monitor_log()
+    );
+    assert!(
+        wait_for(Duration::from_secs(5), || reloads() > before),
+        "keepalived reloaded: {}",
+        n.keepalived_log()
+    );
+    eprintln!("address move -> keepalived reloaded in {:?}", t.elapsed());
+
+    // The peer list changes: every node re-renders and reloads.
+    let counts: Vec<usize> = c
+        .nodes
+        .iter()
+        .map(|n| n.monitor_log().matches("keepalived reloaded").count())
+        .collect();
+    fs::write(
+        &c.peers,
+        peer_list(&[&address(1), &address(2), &address(3), "192.0.2.14"]),
+    )
+    .unwrap();
+    for (k, (n, before)) in c.nodes.iter().zip(counts).enumerate() {
+        assert!(
+            wait_for(Duration::from_secs(5), || n
+                .conf()
+                .contains("        192.0.2.14\n")),
+            "{}",
+            n.monitor_log()
+        );
+        if k == h {
+            continue; // its keepalived was stopped above: written, nothing to reload
+        }
+        let reloaded = || n.monitor_log().matches("keepalived reloaded").count() > before;
+        assert!(
+            wait_for(Duration::from_secs(5), reloaded),
+            "{}",
+            n.monitor_log()
+        );
+    }
+}
+
+#[test]
+fn a_candidate_keepalived_rejects_never_reaches_the_live_file() {
+    if !require_root("a_candidate_keepalived_rejects") {
+        return;
+    }
+    let broken = "[scripts.chk_mcs]\ncommand = \"/nonexistent/chk_mcs.sh\"\ninterval = 2\nweight = 3\nrise = 3\nfall = 3\n";
+    let mut c = cluster(2, "");
+    // Replace the override of chk_mcs with a script that does not exist.
+    let cfg = c.nodes[0].dir.join("config.toml");
+    let text = fs::read_to_string(&cfg).unwrap();
+    let start = text.find("[scripts.chk_mcs]").unwrap();
+    let end = text[start..].find("[scripts.chk_ingress]").unwrap() + start;
+    fs::write(&cfg, format!("{}{broken}{}", &text[..start], &text[end..])).unwrap();
+    let n = &mut c.nodes[0];
+    start_monitor(n);
+    assert!(
+        wait_for(Duration::from_secs(10), || n
+            .monitor_log()
+            .contains("rejected the candidate")),
+        "{}",
+        n.monitor_log()
+    );
+    assert!(n.monitor_log().contains("the live configuration stays"));
+    assert!(!n.output().exists(), "nothing written");
+    let o =
+        n.ns.command(BIN)
+            .args(["check", "--config"])
+            .arg(&cfg)
+            .output()
+            .unwrap();
+    assert_ne!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("keepalived -t rejected the candidate"));
+}
+
+#[test]
+fn vr_ids_prints_upstreams_lines() {
+    let o = Command::new(BIN)
+        .args(["vr-ids", "ostest"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "APIVirtualRouterID: 14\nIngressVirtualRouterID: 93\n"
+    );
+    assert_eq!(
+        Command::new(BIN)
+            .args(["vr-ids", ""])
+            .output()
+            .unwrap()
+            .status
+            .code(),
+        Some(2)
+    );
+}

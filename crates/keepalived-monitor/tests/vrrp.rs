@@ -326,3 +326,68 @@ fn vr_ids_prints_upstreams_lines() {
         Some(2)
     );
 }
+
+#[test]
+fn start_removes_stale_vips_and_the_socket_method_sends_reload() {
+    if !require_root("start_removes_stale_vips") {
+        return;
+    }
+    let mut c = cluster(2, "");
+    let n = &mut c.nodes[0];
+    // A crashed keepalived left the VIP behind (BZ 1931505).
+    n.ns.addr("eth0", &format!("{API_VIP}/32"), &[]).unwrap();
+    let socket = n.dir.join("keepalived.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let cfg = n.dir.join("config.toml");
+    let text = fs::read_to_string(&cfg).unwrap().replace(
+        "reload = \"pidfile\"",
+        &format!(
+            "reload = \"socket\"\ncontrol-socket = \"{}\"",
+            socket.display()
+        ),
+    );
+    fs::write(&cfg, text).unwrap();
+    start_monitor(n);
+    assert!(
+        wait_for(Duration::from_secs(5), || !holds(&n.ns, "eth0", API_VIP)),
+        "stale VIP removed at start"
+    );
+    listener.set_nonblocking(false).unwrap();
+    let (mut conn, _) = listener.accept().unwrap();
+    let mut got = String::new();
+    std::io::Read::read_to_string(&mut conn, &mut got).unwrap();
+    assert_eq!(got, "reload\n");
+    assert!(n.conf().contains("vrrp_instance hx_API_0"));
+}
+
+#[test]
+fn flapping_inputs_do_not_cause_a_reload_storm() {
+    if !require_root("flapping_inputs_do_not_cause_a_reload_storm") {
+        return;
+    }
+    let mut c = cluster(2, "");
+    let n = &mut c.nodes[0];
+    start_monitor(n);
+    assert!(wait_for(Duration::from_secs(5), || n
+        .monitor_log()
+        .contains("keepalived.conf written")));
+    let writes = || n.monitor_log().matches("keepalived.conf written").count();
+    let before = writes();
+    // The peer list flaps every 100 ms for 2 s (debounce 300 ms): nothing is applied meanwhile.
+    for k in 0..20 {
+        let list = if k % 2 == 0 {
+            peer_list(&[&address(1), &address(2), "192.0.2.14"])
+        } else {
+            peer_list(&[&address(1), &address(2)])
+        };
+        fs::write(&c.peers, list).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(800));
+    let applied = writes() - before;
+    assert!(
+        applied <= 1,
+        "{applied} writes while flapping:\n{}",
+        n.monitor_log()
+    );
+}

@@ -4,11 +4,11 @@
 use std::net::IpAddr;
 
 use selection::holder::{Lookup, find_interface};
-use selection::net::go_text;
+use selection::net::{Cidr, go_text};
 use selection::{Request, Snapshot, Target, TargetRole, select};
 
 use crate::model::{Instance, Keepalived, SyncGroup};
-use crate::peers::Peers;
+use crate::peers::{Peer, Peers};
 use crate::settings::{Mode, Role, Settings};
 use crate::vrid::vr_ids;
 
@@ -67,23 +67,35 @@ pub fn vrrp_source(inp: &Inputs<'_>, vips: &[IpAddr]) -> Option<(String, IpAddr)
     Some((h.interface, ip))
 }
 
-/// A node's address for a VIP family: the first of that family inside the machine network (the
-/// local subnet holding the VIP), else the first of that family.
-fn peer_address(
-    addresses: &[IpAddr],
-    vip: IpAddr,
-    machine: Option<selection::net::Cidr>,
+/// A node's address for a VIP family, upstream's `getNodeIpForRequestedIpStack`: with a known
+/// machine network, the **last** InternalIP of the family; else, from the OVN annotations, this
+/// node's own VRRP source when listed (so it is always in its own peer list), else the **first**
+/// annotation address of the family inside the machine network. Without a machine network
+/// (VIPs off every local subnet), the **first** InternalIP of the family.
+///
+/// Decision: where upstream appends an empty peer string, the node is left out.
+pub fn peer_address(
+    peer: &Peer,
+    vips: &[IpAddr],
+    machine: Option<Cidr>,
+    own: IpAddr,
 ) -> Option<IpAddr> {
-    let family: Vec<IpAddr> = addresses
+    let v6 = vips.first()?.is_ipv6();
+    let family = |a: &&IpAddr| a.is_ipv6() == v6;
+    let Some(machine) = machine else {
+        return peer.addresses.iter().find(family).copied();
+    };
+    if let Some(last) = peer.addresses.iter().rfind(family) {
+        return Some(*last);
+    }
+    if peer.ovn_addresses.contains(&own) {
+        return Some(own);
+    }
+    peer.ovn_addresses
         .iter()
+        .filter(family)
+        .find(|a| !vips.contains(a) && machine.contains(**a))
         .copied()
-        .filter(|a| a.is_ipv6() == vip.is_ipv6())
-        .collect();
-    family
-        .iter()
-        .copied()
-        .find(|a| machine.is_some_and(|m| m.contains(*a) && *a != vip))
-        .or(family.first().copied())
 }
 
 /// keepalived truncates PASS passwords to 8 characters, and `keepalived -t` rejects longer
@@ -116,22 +128,17 @@ pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
         let (iface, src) = vrrp_source(inp, &vips).ok_or(BuildError::NoInterface(family))?;
         let own = go_text(src);
         let machine = find_interface(inp.snapshot, vips[0], Lookup::Subnet).map(|h| h.address);
-        let address_of = |addrs: &[IpAddr]| peer_address(addrs, vips[0], machine).map(go_text);
+        let address_of = |p: &Peer| peer_address(p, &vips, machine, src).map(go_text);
         // API backends: masters, sorted by address text (upstream compares strings).
         let mut backends: Vec<String> = inp
             .peers
             .nodes
             .iter()
             .filter(|n| n.role == Role::Master)
-            .filter_map(|n| address_of(&n.addresses))
+            .filter_map(address_of)
             .collect();
         backends.sort();
-        let ingress_peers: Vec<String> = inp
-            .peers
-            .nodes
-            .iter()
-            .filter_map(|n| address_of(&n.addresses))
-            .collect();
+        let ingress_peers: Vec<String> = inp.peers.nodes.iter().filter_map(address_of).collect();
         let bootstrap = s.role == Role::Bootstrap;
         // A single master can never have two backends (SNO; PR #394 upstream): exempt it.
         let single = matches!(s.topology.as_str(), "SingleReplica");

@@ -19,7 +19,7 @@ fn settings(role: Role, api: &[&str], ingress: &[&str]) -> Settings {
         output: "/etc/keepalived/keepalived.conf".into(),
         mode: Mode::Unicast,
         keepalived_dir: "/etc/keepalived".into(),
-        peers_file: "/etc/keepalived-monitor/peers.toml".into(),
+        peers: crate::settings::PeerSource::File("/etc/keepalived-monitor/peers.toml".into()),
         reload: Reload::Systemd,
         debounce: std::time::Duration::from_secs(3),
         run_dir: "/run/nodeip-configuration".into(),
@@ -32,6 +32,9 @@ fn peers(masters: &[&str], workers: &[&str]) -> Peers {
         name: format!("n-{a}"),
         role,
         addresses: vec![ip(a)],
+        ovn_addresses: vec![],
+        kubelet_version: None,
+        mco_state: None,
     };
     Peers {
         nodes: masters

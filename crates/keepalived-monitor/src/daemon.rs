@@ -12,12 +12,50 @@ use tokio::time::Instant;
 
 use crate::apply;
 use crate::build::{Inputs, build};
+use crate::kube_source::NodeCache;
 use crate::model::Keepalived;
 use crate::peers;
-use crate::settings::Settings;
+use crate::settings::{PeerSource, Settings};
+
+/// The peer list as the configured source has it now.
+pub enum Peers {
+    File(PathBuf),
+    Kubernetes(NodeCache),
+}
+
+impl Peers {
+    /// Starts the source; `changed` is poked after each change of the Kubernetes cache.
+    pub fn start(s: &Settings, changed: tokio::sync::mpsc::UnboundedSender<()>) -> Peers {
+        match &s.peers {
+            PeerSource::File(p) => Peers::File(p.clone()),
+            PeerSource::Kubernetes(k) => Peers::Kubernetes(NodeCache::spawn(k, changed)),
+        }
+    }
+
+    pub fn current(&self) -> anyhow::Result<peers::Peers> {
+        match self {
+            Peers::File(p) => Ok(peers::read(p)?),
+            Peers::Kubernetes(c) => c
+                .peers()
+                .ok_or_else(|| anyhow::anyhow!("waiting for the first complete node list")),
+        }
+    }
+
+    /// The file to watch, for the file source.
+    pub fn file(&self) -> Option<&Path> {
+        match self {
+            Peers::File(p) => Some(p),
+            Peers::Kubernetes(_) => None,
+        }
+    }
+}
 
 /// Reads every input and builds a candidate; errors keep the last good configuration.
-pub async fn candidate(s: &Settings, reader: &mut NetlinkReader) -> anyhow::Result<Keepalived> {
+pub async fn candidate(
+    s: &Settings,
+    reader: &mut NetlinkReader,
+    source: &Peers,
+) -> anyhow::Result<Keepalived> {
     let snapshot = reader.snapshot().await?;
     let ip = |v6| {
         read_ip_file(&s.node_ip_file(v6)).unwrap_or_else(|e| {
@@ -25,7 +63,7 @@ pub async fn candidate(s: &Settings, reader: &mut NetlinkReader) -> anyhow::Resu
             None
         })
     };
-    let peers = peers::read(&s.peers_file)?;
+    let peers = source.current()?;
     let inputs = Inputs {
         settings: s,
         snapshot: &snapshot,
@@ -67,11 +105,10 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
     let mut watcher = notify::recommended_watcher(move |ev| {
         let _ = tx.send(ev);
     })?;
-    let watched_files = [
-        s.node_ip_file(false),
-        s.peers_file.clone(),
-        s.mode_files()[0].clone(),
-    ];
+    let (kube_tx, mut kube_changes) = tokio::sync::mpsc::unbounded_channel();
+    let source = Peers::start(&s, kube_tx);
+    let mut watched_files = vec![s.node_ip_file(false), s.mode_files()[0].clone()];
+    watched_files.extend(source.file().map(Path::to_path_buf));
     let mut watched: Vec<PathBuf> = Vec::new();
     let mut rewatch = |watcher: &mut notify::RecommendedWatcher| {
         for f in &watched_files {
@@ -88,7 +125,7 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
     let mut rejected: Option<String> = None;
     let mut first = true;
     loop {
-        match candidate(&s, &mut reader).await {
+        match candidate(&s, &mut reader, &source).await {
             Ok(conf) => {
                 let text = conf.render();
                 if text == live || rejected.as_ref() == Some(&text) {
@@ -121,6 +158,7 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
             _ = term.recv() => break,
             c = changes.next() => tracing::debug!("network change: {c:?}"),
             _ = files.recv() => rewatch(&mut watcher),
+            _ = kube_changes.recv() => tracing::debug!("node list changed"),
             _ = due => {
                 let Some((text, _)) = pending.take() else { continue };
                 match apply::validate(&s.output, &text) {

@@ -7,6 +7,7 @@ pub mod apply;
 pub mod build;
 pub mod cli;
 pub mod daemon;
+pub mod kube_source;
 pub mod model;
 pub mod peers;
 pub mod settings;
@@ -47,7 +48,17 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         let mut reader = NetlinkReader::connect()?;
-        let text = daemon::candidate(&s, &mut reader).await?.render();
+        let (tx, mut changed) = tokio::sync::mpsc::unbounded_channel();
+        let source = daemon::Peers::start(&s, tx);
+        // The Kubernetes source needs its first complete list.
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+        while source.current().is_err()
+            && source.file().is_none()
+            && tokio::time::Instant::now() < deadline
+        {
+            let _ = tokio::time::timeout_at(deadline, changed.recv()).await;
+        }
+        let text = daemon::candidate(&s, &mut reader, &source).await?.render();
         if let Command::Check(_) = &cli.command {
             apply::validate(&s.output, &text).map_err(anyhow::Error::msg)?;
             eprintln!("keepalived -t accepts the configuration");

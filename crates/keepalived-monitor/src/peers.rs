@@ -14,7 +14,27 @@ use crate::settings::Role;
 pub struct Peer {
     pub name: String,
     pub role: Role,
+    /// InternalIP addresses, in the order the node reports them.
     pub addresses: Vec<IpAddr>,
+    /// OVN-Kubernetes' `k8s.ovn.org/host-cidrs` (else `host-addresses`) addresses.
+    #[serde(default)]
+    pub ovn_addresses: Vec<IpAddr>,
+    /// `status.nodeInfo.kubeletVersion` and the MCO `state` annotation (upgrade detection).
+    #[serde(default)]
+    pub kubelet_version: Option<String>,
+    #[serde(default)]
+    pub mco_state: Option<String>,
+}
+
+impl Peers {
+    /// Upstream's `IsUpgradeStillRunning`: kubelet versions differ, or a node's MCO state is not
+    /// `Done`. An empty list counts as "not running" (as upstream).
+    pub fn upgrade_running(&self) -> bool {
+        let first = self.nodes.first().map(|n| &n.kubelet_version);
+        self.nodes.iter().any(|n| {
+            Some(&n.kubelet_version) != first || n.mco_state.as_deref().is_some_and(|s| s != "Done")
+        })
+    }
 }
 
 /// All nodes, in the source's order.
@@ -46,7 +66,11 @@ pub fn read(path: &Path) -> Result<Peers, PeersError> {
             .map_or(1, |s| text[..s.start].matches('\n').count() + 1);
         err(format!("line {line}: {}", e.message()))
     })?;
-    if let Some(n) = peers.nodes.iter().find(|n| n.addresses.is_empty()) {
+    if let Some(n) = peers
+        .nodes
+        .iter()
+        .find(|n| n.addresses.is_empty() && n.ovn_addresses.is_empty())
+    {
         return Err(err(format!("node {} has no address", n.name)));
     }
     Ok(peers)

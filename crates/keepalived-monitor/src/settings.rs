@@ -32,6 +32,15 @@ pub enum Mode {
     Multicast,
 }
 
+/// Where the peer list comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PeerSource {
+    /// Node objects watched through this kubeconfig (the default on a cluster).
+    Kubernetes(PathBuf),
+    /// A TOML list, watched (clusters without an API, tests).
+    File(PathBuf),
+}
+
 /// How keepalived is told to load a new file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reload {
@@ -56,6 +65,8 @@ struct ConfigFile {
     mode: Option<Mode>,
     keepalived_dir: Option<PathBuf>,
     peers_file: Option<PathBuf>,
+    peer_source: Option<String>,
+    kubeconfig: Option<PathBuf>,
     reload: Option<String>,
     pid_file: Option<PathBuf>,
     control_socket: Option<PathBuf>,
@@ -78,7 +89,7 @@ pub struct Settings {
     pub mode: Mode,
     /// Where upstream's mode files live (`monitor-user.conf`, `monitor.conf`).
     pub keepalived_dir: PathBuf,
-    pub peers_file: PathBuf,
+    pub peers: PeerSource,
     pub reload: Reload,
     pub debounce: Duration,
     /// `/run/nodeip-configuration`.
@@ -198,6 +209,24 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
             )));
         }
     };
+    // `--peers FILE` always means the file source (upstream-style `render --peers`).
+    let peers = match (args.peers_file.clone(), cfg.peer_source.as_deref()) {
+        (Some(f), _) => PeerSource::File(f),
+        (None, None | Some("kubernetes")) => PeerSource::Kubernetes(
+            cfg.kubeconfig
+                .unwrap_or_else(|| "/var/lib/kubelet/kubeconfig".into()),
+        ),
+        (None, Some("file")) => PeerSource::File(
+            cfg.peers_file
+                .unwrap_or_else(|| "/etc/keepalived-monitor/peers.toml".into()),
+        ),
+        (None, Some(other)) => {
+            return Err(UsageError(format!(
+                "invalid {} {other:?}: kubernetes or file",
+                origin("peer-source")
+            )));
+        }
+    };
     let mut scripts = default_scripts();
     scripts.extend(cfg.scripts.unwrap_or_default());
     Ok(Settings {
@@ -218,11 +247,7 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
         keepalived_dir: cfg
             .keepalived_dir
             .unwrap_or_else(|| "/etc/keepalived".into()),
-        peers_file: args
-            .peers_file
-            .clone()
-            .or(cfg.peers_file)
-            .unwrap_or_else(|| "/etc/keepalived-monitor/peers.toml".into()),
+        peers,
         reload,
         debounce: Duration::from_millis(cfg.debounce_ms.unwrap_or(3000)),
         run_dir: cfg

@@ -130,7 +130,7 @@ fn cluster(n: usize, extra: &str) -> Cluster {
         let config = format!(
             "cluster-name = \"hx\"\nrole = \"master\"\napi-vips = [\"{API_VIP}\"]\ningress-vips = [\"192.0.2.201\"]\n\
              output = \"{out}\"\nreload = \"pidfile\"\npid-file = \"{d}/ka/keepalived.pid\"\ndebounce-ms = 300\n\
-             run-dir = \"{d}/run\"\nkeepalived-dir = \"{d}\"\npeers-file = \"{peers}\"\n{extra}\n{SCRIPTS}",
+             run-dir = \"{d}/run\"\nkeepalived-dir = \"{d}\"\npeer-source = \"file\"\npeers-file = \"{peers}\"\n{extra}\n{SCRIPTS}",
             out = d.join("keepalived.conf").display(),
             d = d.display(),
             peers = peers.display(),

@@ -1,0 +1,179 @@
+//! Peer source `kubernetes`: one watch on Node objects through the kubelet's kubeconfig (list,
+//! then watch; re-listed with back-off after failures), kept as an ordered cache.
+//!
+//! As upstream's node cache (OCPBUGS-42805): an update keeps the node's position, a new node is
+//! appended, a deletion removes it; while the API is unreachable the last complete list stays,
+//! and before the first complete list there are no peers (nothing is rendered from a partial one).
+
+use std::net::IpAddr;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use futures_util::StreamExt;
+use k8s_openapi::api::core::v1::Node;
+use kube::runtime::WatchStreamExt;
+use kube::runtime::watcher::{self, Event};
+use kube::{Api, Client, Config};
+
+use crate::peers::{Peer, Peers};
+use crate::settings::Role;
+
+const MASTER_LABEL: &str = "node-role.kubernetes.io/master";
+const ARBITER_LABEL: &str = "node-role.kubernetes.io/arbiter";
+const MCO_STATE: &str = "machineconfiguration.openshift.io/state";
+
+/// A Node as a peer: InternalIPs in order, the OVN annotation addresses, the role by label.
+pub fn peer_of(node: &Node) -> Peer {
+    let meta = &node.metadata;
+    let labels = meta.labels.clone().unwrap_or_default();
+    let annotations = meta.annotations.clone().unwrap_or_default();
+    let role = if labels.contains_key(MASTER_LABEL) {
+        Role::Master
+    } else if labels.contains_key(ARBITER_LABEL) {
+        Role::Arbiter
+    } else {
+        Role::Worker
+    };
+    let status = node.status.clone().unwrap_or_default();
+    let addresses = status
+        .addresses
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|a| a.type_ == "InternalIP")
+        .filter_map(|a| a.address.parse().ok())
+        .collect();
+    // host-cidrs holds CIDRs, host-addresses plain IPs; both are JSON lists in a string.
+    let parse = |key: &str| -> Option<Vec<IpAddr>> {
+        let list: Vec<String> = serde_json::from_str(annotations.get(key)?).ok()?;
+        Some(
+            list.iter()
+                .filter_map(|x| x.split('/').next()?.parse().ok())
+                .collect(),
+        )
+    };
+    let ovn_addresses = parse("k8s.ovn.org/host-cidrs")
+        .or_else(|| parse("k8s.ovn.org/host-addresses"))
+        .unwrap_or_default();
+    Peer {
+        name: meta.name.clone().unwrap_or_default(),
+        role,
+        addresses,
+        ovn_addresses,
+        kubelet_version: status.node_info.map(|i| i.kubelet_version),
+        mco_state: annotations.get(MCO_STATE).cloned(),
+    }
+}
+
+#[derive(Default)]
+struct Cache {
+    nodes: Vec<Peer>,
+    /// Set once a complete list arrived.
+    complete: bool,
+    /// Nodes of a re-list in progress.
+    staging: Vec<Peer>,
+}
+
+impl Cache {
+    fn upsert(&mut self, p: Peer) {
+        match self.nodes.iter_mut().find(|n| n.name == p.name) {
+            Some(n) => *n = p,
+            None => self.nodes.push(p),
+        }
+    }
+}
+
+/// The shared cache; the watch task updates it and pokes `changed`.
+#[derive(Clone, Default)]
+pub struct NodeCache {
+    inner: Arc<Mutex<Cache>>,
+}
+
+impl NodeCache {
+    /// The peers, once a complete node list has been seen.
+    pub fn peers(&self) -> Option<Peers> {
+        let c = self.inner.lock().expect("node cache lock");
+        c.complete.then(|| Peers {
+            nodes: c.nodes.clone(),
+        })
+    }
+
+    fn apply(&self, event: Event<Node>) {
+        let mut c = self.inner.lock().expect("node cache lock");
+        match event {
+            Event::Init => c.staging.clear(),
+            Event::InitApply(n) => {
+                let p = peer_of(&n);
+                c.staging.push(p);
+            }
+            Event::InitDone => {
+                // Keep the previous order for nodes that stayed; append new ones.
+                let fresh = std::mem::take(&mut c.staging);
+                let mut ordered: Vec<Peer> = Vec::with_capacity(fresh.len());
+                for old in &c.nodes {
+                    if let Some(p) = fresh.iter().find(|p| p.name == old.name) {
+                        ordered.push(p.clone());
+                    }
+                }
+                for p in fresh {
+                    if !ordered.iter().any(|o| o.name == p.name) {
+                        ordered.push(p);
+                    }
+                }
+                c.nodes = ordered;
+                c.complete = true;
+            }
+            Event::Apply(n) => c.upsert(peer_of(&n)),
+            Event::Delete(n) => {
+                let name = n.metadata.name.unwrap_or_default();
+                c.nodes.retain(|p| p.name != name);
+            }
+        }
+    }
+
+    /// Starts the watch with the kubeconfig at `path`; `changed` gets a message after every
+    /// change to the cache.
+    pub fn spawn(path: &Path, changed: tokio::sync::mpsc::UnboundedSender<()>) -> NodeCache {
+        let cache = NodeCache::default();
+        let (c, path) = (cache.clone(), path.to_owned());
+        tokio::spawn(async move {
+            let mut delay = std::time::Duration::from_secs(1);
+            loop {
+                match client(&path).await {
+                    Ok(client) => {
+                        let stream =
+                            watcher::watcher(Api::<Node>::all(client), watcher::Config::default())
+                                .default_backoff();
+                        let mut stream = std::pin::pin!(stream);
+                        while let Some(ev) = stream.next().await {
+                            match ev {
+                                Ok(ev) => {
+                                    c.apply(ev);
+                                    let _ = changed.send(());
+                                }
+                                Err(e) => {
+                                    tracing::warn!("node watch: {e}; keeping the last known nodes")
+                                }
+                            }
+                        }
+                    }
+                    Err(e) => tracing::warn!(
+                        "cannot build a Kubernetes client from {}: {e}",
+                        path.display()
+                    ),
+                }
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(std::time::Duration::from_secs(30));
+            }
+        });
+        cache
+    }
+}
+
+async fn client(path: &Path) -> anyhow::Result<Client> {
+    let kubeconfig = kube::config::Kubeconfig::read_from(path)?;
+    let mut config = Config::from_custom_kubeconfig(kubeconfig, &Default::default()).await?;
+    // Upstream's API client timeout (OCPBUGS-2994); watches set their own.
+    config.read_timeout = Some(std::time::Duration::from_secs(300));
+    config.connect_timeout = Some(std::time::Duration::from_secs(30));
+    Ok(Client::try_from(config)?)
+}

@@ -1,0 +1,119 @@
+//! Peer source `kubernetes` against a local HTTPS API server serving Node lists and watch events.
+
+use std::fs;
+use std::process::Stdio;
+use std::time::Duration;
+
+use integration::apiserver::{Event, FakeApiServer, node};
+use integration::process::wait_for;
+use integration::{Netns, require_root, scratch_dir};
+
+const BIN: &str = env!("CARGO_BIN_EXE_keepalived-monitor");
+
+#[test]
+fn peers_come_from_the_node_watch_and_follow_its_events() {
+    if !require_root("peers_come_from_the_node_watch") {
+        return;
+    }
+    let dir = scratch_dir("kam-kube").unwrap();
+    let ns = Netns::new("kamk").unwrap();
+    ns.nic("eth0").unwrap();
+    ns.addr("eth0", "192.0.2.11/24", &[]).unwrap();
+    let nodes = vec![
+        node("master-0", true, &["192.0.2.11"], &[]),
+        node("master-1", true, &["192.0.2.12"], &[]),
+        node("master-2", true, &["192.0.2.13"], &[]),
+        node("worker-0", false, &["192.0.2.14"], &[]),
+    ];
+    // The API server lives in the node's namespace, where the monitor reaches it on 127.0.0.1.
+    let d = dir.path().to_owned();
+    let server = ns
+        .run_in(move || FakeApiServer::start(&d, nodes))
+        .unwrap()
+        .unwrap();
+    let run = dir.path().join("run");
+    fs::create_dir_all(&run).unwrap();
+    fs::write(run.join("ipv4"), "192.0.2.11").unwrap();
+    let out = dir.path().join("keepalived.conf");
+    let cfg = dir.path().join("config.toml");
+    fs::write(
+        &cfg,
+        format!(
+            "cluster-name = \"hx\"\nrole = \"master\"\napi-vips = [\"192.0.2.200\"]\ningress-vips = [\"192.0.2.201\"]\n\
+             peer-source = \"kubernetes\"\nkubeconfig = \"{}\"\noutput = \"{}\"\nrun-dir = \"{}\"\nkeepalived-dir = \"{}\"\n\
+             reload = \"pidfile\"\npid-file = \"{}/none.pid\"\ndebounce-ms = 200\n",
+            server.kubeconfig().display(),
+            out.display(),
+            run.display(),
+            dir.path().display(),
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+
+    let o = ns
+        .command(BIN)
+        .args(["render", "--config"])
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(text.contains("unicast_src_ip 192.0.2.11\n    unicast_peer {\n        192.0.2.12\n        192.0.2.13\n    }"), "{text}");
+    assert!(
+        text.contains("        192.0.2.12\n        192.0.2.13\n        192.0.2.14\n    }"),
+        "ingress peers are all nodes: {text}"
+    );
+
+    let log = fs::File::create(dir.path().join("monitor.log")).unwrap();
+    let mut daemon = ns
+        .command(BIN)
+        .args(["run", "--config"])
+        .arg(&cfg)
+        .stderr(log)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let conf = || fs::read_to_string(&out).unwrap_or_default();
+    let monitor_log = || fs::read_to_string(dir.path().join("monitor.log")).unwrap_or_default();
+    assert!(
+        wait_for(Duration::from_secs(10), || conf().contains("192.0.2.14")),
+        "{}",
+        monitor_log()
+    );
+
+    // A new master known only through OVN's host-cidrs annotation joins the backends.
+    server.send(Event {
+        kind: "ADDED",
+        node: node("master-3", true, &[], &["192.0.2.16/24", "2001:db8::16/64"]),
+    });
+    assert!(
+        wait_for(Duration::from_secs(10), || conf()
+            .contains("        192.0.2.16\n")),
+        "{}",
+        monitor_log()
+    );
+    // A deleted node leaves; a modified one keeps its place.
+    server.send(Event {
+        kind: "DELETED",
+        node: node("worker-0", false, &["192.0.2.14"], &[]),
+    });
+    assert!(
+        wait_for(Duration::from_secs(10), || !conf().contains("192.0.2.14")),
+        "{}",
+        monitor_log()
+    );
+    server.send(Event {
+        kind: "MODIFIED",
+        node: node("master-1", true, &["192.0.2.22"], &[]),
+    });
+    assert!(
+        wait_for(Duration::from_secs(10), || conf().contains(
+            "        192.0.2.13\n        192.0.2.16\n        192.0.2.22\n    }"
+        )),
+        "{}",
+        conf()
+    );
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+}

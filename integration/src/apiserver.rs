@@ -1,0 +1,211 @@
+//! A local Kubernetes API server stand-in over HTTPS: it serves a recorded Node list and a watch
+//! stream whose events the test sends, enough for a `kube` client's list-then-watch. Listens on
+//! 127.0.0.1 with a self-signed certificate written into a kubeconfig.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::broadcast;
+
+/// One watch event: `ADDED`, `MODIFIED` or `DELETED` with the Node object.
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub kind: &'static str,
+    pub node: Value,
+}
+
+struct State {
+    nodes: Vec<Value>,
+    resource_version: u64,
+}
+
+/// The server; stops with its runtime on drop.
+pub struct FakeApiServer {
+    addr: SocketAddr,
+    kubeconfig: PathBuf,
+    state: Arc<Mutex<State>>,
+    events: broadcast::Sender<String>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+/// A Node object with InternalIPs, optional OVN host-cidrs and a master label.
+pub fn node(name: &str, master: bool, internal_ips: &[&str], host_cidrs: &[&str]) -> Value {
+    let mut labels = serde_json::Map::new();
+    labels.insert("kubernetes.io/hostname".into(), json!(name));
+    if master {
+        labels.insert("node-role.kubernetes.io/master".into(), json!(""));
+    }
+    let mut annotations = serde_json::Map::new();
+    annotations.insert(
+        "machineconfiguration.openshift.io/state".into(),
+        json!("Done"),
+    );
+    if !host_cidrs.is_empty() {
+        annotations.insert(
+            "k8s.ovn.org/host-cidrs".into(),
+            json!(serde_json::to_string(host_cidrs).unwrap()),
+        );
+    }
+    let mut addresses: Vec<Value> = internal_ips
+        .iter()
+        .map(|a| json!({"type": "InternalIP", "address": a}))
+        .collect();
+    addresses.push(json!({"type": "Hostname", "address": name}));
+    json!({
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "uid": format!("uid-{name}"), "resourceVersion": "1", "labels": labels, "annotations": annotations},
+        "status": {"addresses": addresses, "nodeInfo": {"kubeletVersion": "v1.34.1", "machineID": "", "systemUUID": "", "bootID": "",
+            "kernelVersion": "", "osImage": "", "containerRuntimeVersion": "", "kubeProxyVersion": "", "operatingSystem": "linux", "architecture": "amd64"}}
+    })
+}
+
+impl FakeApiServer {
+    /// Starts serving `nodes`; writes a kubeconfig trusting its certificate into `dir`.
+    pub fn start(dir: &Path, nodes: Vec<Value>) -> Result<FakeApiServer, String> {
+        let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".into(), "localhost".into()])
+            .map_err(|e| e.to_string())?;
+        let cert_pem = cert.cert.pem();
+        let key_der = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der())
+            .map_err(|e| e.to_string())?;
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let tls = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?
+            .with_no_client_auth()
+            .with_single_cert(vec![cert.cert.der().clone()], key_der)
+            .map_err(|e| e.to_string())?;
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .map_err(|e| e.to_string())?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        let state = Arc::new(Mutex::new(State {
+            nodes,
+            resource_version: 1,
+        }));
+        let (events, _) = broadcast::channel(1024);
+        let (st, ev) = (state.clone(), events.clone());
+        runtime.spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                let (acceptor, st, ev) = (acceptor.clone(), st.clone(), ev.clone());
+                tokio::spawn(async move {
+                    if let Ok(tls) = acceptor.accept(tcp).await {
+                        let _ = serve(tls, st, ev).await;
+                    }
+                });
+            }
+        });
+        let kubeconfig = dir.join("kubeconfig");
+        let ca = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, cert_pem);
+        let mut f = std::fs::File::create(&kubeconfig).map_err(|e| e.to_string())?;
+        write!(
+            f,
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:{}\n    certificate-authority-data: {ca}\n\
+             users:\n- name: u\n  user:\n    token: test-token\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\ncurrent-context: x\n",
+            addr.port()
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(FakeApiServer {
+            addr,
+            kubeconfig,
+            state,
+            events,
+            _runtime: runtime,
+        })
+    }
+
+    pub fn kubeconfig(&self) -> &Path {
+        &self.kubeconfig
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Applies `e` to the stored list and sends it to every open watch.
+    pub fn send(&self, e: Event) {
+        let mut st = self.state.lock().unwrap();
+        st.resource_version += 1;
+        let name = e.node["metadata"]["name"].clone();
+        let pos = st.nodes.iter().position(|n| n["metadata"]["name"] == name);
+        match (e.kind, pos) {
+            ("DELETED", Some(p)) => {
+                st.nodes.remove(p);
+            }
+            ("DELETED", None) => {}
+            (_, Some(p)) => st.nodes[p] = e.node.clone(),
+            (_, None) => st.nodes.push(e.node.clone()),
+        }
+        let mut node = e.node;
+        node["metadata"]["resourceVersion"] = json!(st.resource_version.to_string());
+        let _ = self
+            .events
+            .send(json!({"type": e.kind, "object": node}).to_string());
+    }
+}
+
+async fn serve<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
+    stream: S,
+    state: Arc<Mutex<State>>,
+    events: broadcast::Sender<String>,
+) -> std::io::Result<()> {
+    let mut stream = BufReader::new(stream);
+    loop {
+        let mut request = String::new();
+        if stream.read_line(&mut request).await? == 0 {
+            return Ok(());
+        }
+        loop {
+            let mut header = String::new();
+            if stream.read_line(&mut header).await? == 0 || header == "\r\n" {
+                break;
+            }
+        }
+        let path = request.split_whitespace().nth(1).unwrap_or("/").to_owned();
+        if !path.starts_with("/api/v1/nodes") {
+            let body = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","code":404}"#;
+            let head = format!(
+                "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                body.len()
+            );
+            stream.write_all(head.as_bytes()).await?;
+            stream.write_all(body.as_bytes()).await?;
+            continue;
+        }
+        if path.contains("watch=true") {
+            let mut rx = events.subscribe();
+            stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n").await?;
+            stream.flush().await?;
+            while let Ok(line) = rx.recv().await {
+                let chunk = format!("{line}\n");
+                stream
+                    .write_all(format!("{:x}\r\n{chunk}\r\n", chunk.len()).as_bytes())
+                    .await?;
+                stream.flush().await?;
+            }
+            return Ok(());
+        }
+        let body = {
+            let st = state.lock().unwrap();
+            json!({"apiVersion": "v1", "kind": "NodeList", "metadata": {"resourceVersion": st.resource_version.to_string()}, "items": st.nodes})
+                .to_string()
+        };
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).await?;
+        stream.write_all(body.as_bytes()).await?;
+        stream.flush().await?;
+    }
+}

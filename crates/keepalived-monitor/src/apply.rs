@@ -82,49 +82,77 @@ trait SystemdManager {
         name: &str,
         mode: &str,
     ) -> zbus::Result<zbus::zvariant::OwnedObjectPath>;
+
+    fn stop_unit(&self, name: &str, mode: &str) -> zbus::Result<zbus::zvariant::OwnedObjectPath>;
+}
+
+const UNIT: &str = "keepalived.service";
+
+async fn systemd() -> Result<SystemdManagerProxy<'static>, String> {
+    let conn = zbus::Connection::system()
+        .await
+        .map_err(|e| format!("system bus: {e}"))?;
+    SystemdManagerProxy::new(&conn)
+        .await
+        .map_err(|e| e.to_string())
 }
 
 unsafe extern "C" {
     fn kill(pid: i32, sig: i32) -> i32;
 }
 
-/// Tells keepalived to load the new file (and starts it when the method can).
-pub async fn reload(method: &Reload) -> Result<(), String> {
-    match method {
-        Reload::Systemd => {
-            let conn = zbus::Connection::system()
-                .await
-                .map_err(|e| format!("system bus: {e}"))?;
-            let m = SystemdManagerProxy::new(&conn)
-                .await
-                .map_err(|e| e.to_string())?;
-            m.reload_or_restart_unit("keepalived.service", "replace")
-                .await
-                .map_err(|e| format!("ReloadOrRestartUnit: {e}"))?;
-        }
-        Reload::Pidfile(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| format!("keepalived not running ({}: {e})", p.display()))?;
-            let pid: i32 = text
-                .trim()
-                .parse()
-                .map_err(|_| format!("{} holds {text:?}", p.display()))?;
-            // SAFETY: plain syscall; SIGHUP = 1.
-            if unsafe { kill(pid, 1) } != 0 {
-                return Err(format!(
-                    "SIGHUP to {pid}: {}",
-                    std::io::Error::last_os_error()
-                ));
-            }
-        }
-        Reload::Socket(p) => {
-            let mut s = std::os::unix::net::UnixStream::connect(p)
-                .map_err(|e| format!("{}: {e}", p.display()))?;
-            s.write_all(b"reload\n")
-                .map_err(|e| format!("{}: {e}", p.display()))?;
-        }
+fn signal_pidfile(p: &Path, sig: i32) -> Result<(), String> {
+    let text = std::fs::read_to_string(p)
+        .map_err(|e| format!("keepalived not running ({}: {e})", p.display()))?;
+    let pid: i32 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{} holds {text:?}", p.display()))?;
+    // SAFETY: plain syscall with a plain integer pid and signal number.
+    if unsafe { kill(pid, sig) } != 0 {
+        return Err(format!(
+            "signal {sig} to {pid}: {}",
+            std::io::Error::last_os_error()
+        ));
     }
     Ok(())
+}
+
+fn send_socket(p: &Path, message: &str) -> Result<(), String> {
+    let mut s =
+        std::os::unix::net::UnixStream::connect(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    s.write_all(message.as_bytes())
+        .map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// Tells keepalived to load the new file, starting it when it is not running (systemd's
+/// ReloadOrRestartUnit; the static-pod socket script starts it on `reload`). The pidfile
+/// method can only signal a running keepalived.
+pub async fn reload(method: &Reload) -> Result<(), String> {
+    match method {
+        Reload::Systemd => systemd()
+            .await?
+            .reload_or_restart_unit(UNIT, "replace")
+            .await
+            .map(drop)
+            .map_err(|e| format!("ReloadOrRestartUnit {UNIT}: {e}")),
+        Reload::Pidfile(p) => signal_pidfile(p, 1),
+        Reload::Socket(p) => send_socket(p, "reload\n"),
+    }
+}
+
+/// Stops keepalived (the bootstrap watchdog, when the local API is gone).
+pub async fn stop(method: &Reload) -> Result<(), String> {
+    match method {
+        Reload::Systemd => systemd()
+            .await?
+            .stop_unit(UNIT, "replace")
+            .await
+            .map(drop)
+            .map_err(|e| format!("StopUnit {UNIT}: {e}")),
+        Reload::Pidfile(p) => signal_pidfile(p, 15),
+        Reload::Socket(p) => send_socket(p, "stop\n"),
+    }
 }
 
 /// Removes VIPs a crashed keepalived left on any interface (BZ 1931505), before VRRP starts.

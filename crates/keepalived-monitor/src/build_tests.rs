@@ -22,6 +22,7 @@ fn settings(role: Role, api: &[&str], ingress: &[&str]) -> Settings {
         peers: crate::settings::PeerSource::File("/etc/keepalived-monitor/peers.toml".into()),
         reload: Reload::Systemd,
         debounce: std::time::Duration::from_secs(3),
+        api_port: 6443,
         run_dir: "/run/nodeip-configuration".into(),
         scripts: default_scripts(),
     }
@@ -335,4 +336,91 @@ fn without_the_node_ip_file_the_vip_subnet_decides_the_interface() {
         ..inputs
     };
     assert_eq!(build(&inputs).unwrap_err(), BuildError::NoInterface("IPv4"));
+}
+
+fn peer(addresses: &[&str], ovn: &[&str]) -> Peer {
+    Peer {
+        name: "n".into(),
+        role: Role::Master,
+        addresses: addresses.iter().map(|s| ip(s)).collect(),
+        ovn_addresses: ovn.iter().map(|s| ip(s)).collect(),
+        kubelet_version: Some("v1.34.1".into()),
+        mco_state: Some("Done".into()),
+    }
+}
+
+#[test]
+fn peer_address_follows_get_node_ip_for_requested_ip_stack() {
+    use crate::build::peer_address;
+    let machine = Some(selection::fixture::cidr("192.168.111.20/24"));
+    let v4 = [ip("192.168.111.5")];
+    let v6 = [ip("fd00::5")];
+    let own = ip("192.168.111.20");
+    // InternalIPs: the last one of the family.
+    assert_eq!(
+        peer_address(
+            &peer(&["192.168.111.21", "fd00::21", "192.168.111.31"], &[]),
+            &v4,
+            machine,
+            own
+        ),
+        Some(ip("192.168.111.31"))
+    );
+    assert_eq!(
+        peer_address(
+            &peer(&["192.168.111.21", "fd00::21"], &[]),
+            &v6,
+            machine,
+            ip("fd00::20")
+        ),
+        Some(ip("fd00::21"))
+    );
+    // Annotations only: this node's own source when listed, else the first in the machine network.
+    assert_eq!(
+        peer_address(
+            &peer(&[], &["10.9.9.9", "192.168.111.20"]),
+            &v4,
+            machine,
+            own
+        ),
+        Some(own)
+    );
+    assert_eq!(
+        peer_address(
+            &peer(&[], &["10.9.9.9", "192.168.111.5", "192.168.111.40"]),
+            &v4,
+            machine,
+            own
+        ),
+        Some(ip("192.168.111.40")),
+        "not the VIP"
+    );
+    // None of the family: left out.
+    assert_eq!(
+        peer_address(&peer(&["fd00::21"], &[]), &v4, machine, own),
+        None
+    );
+    // No machine network (VIPs off every local subnet): the first InternalIP of the family.
+    assert_eq!(
+        peer_address(&peer(&["10.0.0.1", "10.0.0.2"], &[]), &v4, None, own),
+        Some(ip("10.0.0.1"))
+    );
+}
+
+#[test]
+fn upgrade_is_running_while_versions_or_mco_states_differ() {
+    let done = Peers {
+        nodes: vec![peer(&["192.0.2.1"], &[]), peer(&["192.0.2.2"], &[])],
+    };
+    assert!(!done.upgrade_running());
+    let mut v = done.clone();
+    v.nodes[1].kubelet_version = Some("v1.35.0".into());
+    assert!(v.upgrade_running());
+    let mut m = done.clone();
+    m.nodes[0].mco_state = Some("Working".into());
+    assert!(m.upgrade_running());
+    assert!(
+        !Peers::default().upgrade_running(),
+        "an empty list counts as not running, as upstream"
+    );
 }

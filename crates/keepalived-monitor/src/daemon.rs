@@ -3,7 +3,7 @@
 //! the debounce window.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use notify::{RecursiveMode, Watcher};
 use selection::netlink::{ChangeStream, NetlinkReader};
@@ -13,9 +13,11 @@ use tokio::time::Instant;
 use crate::apply;
 use crate::build::{Inputs, build};
 use crate::kube_source::NodeCache;
+use crate::migration::{Migration, Step, mode_of};
 use crate::model::Keepalived;
 use crate::peers;
-use crate::settings::{PeerSource, Settings};
+use crate::settings::{Mode, PeerSource, Role, Settings};
+use crate::watchdog;
 
 /// The peer list as the configured source has it now.
 pub enum Peers {
@@ -55,6 +57,7 @@ pub async fn candidate(
     s: &Settings,
     reader: &mut NetlinkReader,
     source: &Peers,
+    mode: Mode,
 ) -> anyhow::Result<Keepalived> {
     let snapshot = reader.snapshot().await?;
     let ip = |v6| {
@@ -70,7 +73,7 @@ pub async fn candidate(
         node_ipv4: ip(false),
         node_ipv6: ip(true),
         peers: &peers,
-        mode: apply::desired_mode(s),
+        mode,
         remote_worker: s.remote_worker_file().exists(),
     };
     Ok(build(&inputs)?)
@@ -93,6 +96,29 @@ fn notify_systemd(states: &[sd_notify::NotifyState]) {
     }
 }
 
+/// Upstream's "upgrade flow": a node keeps the mode its live file uses; only a migration changes
+/// it. Without a live file the mode files (then the configured mode) decide, so a fresh node of
+/// a cluster already migrated starts in the cluster's mode.
+pub fn current_mode(s: &Settings, live: &str) -> Mode {
+    if live.is_empty() {
+        apply::desired_mode(s)
+    } else {
+        mode_of(live)
+    }
+}
+
+/// The monotonic instant at which the wall clock reads `t` (now, if past).
+fn instant_of(t: SystemTime) -> Instant {
+    Instant::now() + t.duration_since(SystemTime::now()).unwrap_or_default()
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// Runs until SIGTERM.
 pub async fn run(s: Settings) -> anyhow::Result<()> {
     let vips: Vec<_> = s.api_vips.iter().chain(&s.ingress_vips).copied().collect();
@@ -107,6 +133,10 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
     })?;
     let (kube_tx, mut kube_changes) = tokio::sync::mpsc::unbounded_channel();
     let source = Peers::start(&s, kube_tx);
+    let (api_tx, mut api_events) = tokio::sync::mpsc::unbounded_channel();
+    if s.role == Role::Bootstrap {
+        watchdog::spawn(s.api_port, api_tx)?;
+    }
     let mut watched_files = vec![s.node_ip_file(false), s.mode_files()[0].clone()];
     watched_files.extend(source.file().map(Path::to_path_buf));
     let mut watched: Vec<PathBuf> = Vec::new();
@@ -121,21 +151,31 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
     rewatch(&mut watcher);
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut live = std::fs::read_to_string(&s.output).unwrap_or_default();
+    let mut mode = current_mode(&s, &live);
+    let mut migration = Migration::new(SystemTime::now());
+    // A migration's reload waits for its wall-clock instant.
+    let mut switch_at: Option<Instant> = None;
+    // Set while the bootstrap watchdog has keepalived stopped: files are still written, but
+    // keepalived is not started until the API is back.
+    let mut api_down = false;
     let mut pending: Option<(String, Instant)> = None;
     let mut rejected: Option<String> = None;
     let mut first = true;
     loop {
-        match candidate(&s, &mut reader, &source).await {
+        match candidate(&s, &mut reader, &source, mode).await {
             Ok(conf) => {
                 let text = conf.render();
                 if text == live || rejected.as_ref() == Some(&text) {
                     pending = None;
+                    switch_at = None;
                 } else if pending.as_ref().is_none_or(|(p, _)| *p != text) {
+                    let due =
+                        (Instant::now() + s.debounce).max(switch_at.unwrap_or_else(Instant::now));
                     tracing::info!(
-                        "configuration changed; applying once stable for {:?}",
-                        s.debounce
+                        "configuration changed; applying in {:?}",
+                        due - Instant::now()
                     );
-                    pending = Some((text, Instant::now() + s.debounce));
+                    pending = Some((text, due));
                 }
             }
             Err(e) => {
@@ -147,28 +187,52 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
             notify_systemd(&[sd_notify::NotifyState::Ready]);
             first = false;
         }
-        let deadline = pending.as_ref().map(|(_, d)| *d);
-        let due = async {
-            match deadline {
-                Some(d) => tokio::time::sleep_until(d).await,
-                None => std::future::pending().await,
-            }
-        };
         tokio::select! {
             _ = term.recv() => break,
             c = changes.next() => tracing::debug!("network change: {c:?}"),
             _ = files.recv() => rewatch(&mut watcher),
             _ = kube_changes.recv() => tracing::debug!("node list changed"),
-            _ = due => {
+            _ = tokio::time::sleep_until(instant_of(migration.wake_at())) => {
+                let current = (!live.is_empty()).then_some(mode);
+                let upgrade = || source.current().map(|p| p.upgrade_running()).map_err(|e| e.to_string());
+                if let Step::Switch { at, mode: to } = migration.tick(SystemTime::now(), current, apply::desired_mode(&s), upgrade) {
+                    tracing::info!("preparing the switch to {to:?} mode");
+                    mode = to;
+                    switch_at = Some(instant_of(at));
+                }
+            }
+            Some(e) = api_events.recv() => match e {
+                watchdog::Event::Stop if !api_down => match apply::stop(&s.reload).await {
+                    Ok(()) => {
+                        tracing::warn!("local API down: keepalived stopped");
+                        api_down = true;
+                    }
+                    Err(e) => tracing::error!("local API down, cannot stop keepalived: {e}"),
+                },
+                watchdog::Event::Stop => {}
+                watchdog::Event::Start => {
+                    api_down = false;
+                    match apply::reload(&s.reload).await {
+                        Ok(()) => tracing::info!("local API back: keepalived started"),
+                        Err(e) => tracing::error!("local API back, cannot start keepalived: {e}"),
+                    }
+                }
+            },
+            _ = sleep_until(pending.as_ref().map(|(_, d)| *d)) => {
                 let Some((text, _)) = pending.take() else { continue };
+                switch_at = None;
                 match apply::validate(&s.output, &text) {
                     Ok(()) => {
                         apply::write(&s.output, &text).map_err(anyhow::Error::msg)?;
                         live = text;
                         rejected = None;
-                        match apply::reload(&s.reload).await {
-                            Ok(()) => tracing::info!("keepalived.conf written and keepalived reloaded"),
-                            Err(e) => tracing::warn!("keepalived.conf written, reload failed: {e}"),
+                        if api_down {
+                            tracing::info!("keepalived.conf written; keepalived stays stopped until the local API is back");
+                        } else {
+                            match apply::reload(&s.reload).await {
+                                Ok(()) => tracing::info!("keepalived.conf written and keepalived reloaded"),
+                                Err(e) => tracing::warn!("keepalived.conf written, reload failed: {e}"),
+                            }
                         }
                         notify_systemd(&[sd_notify::NotifyState::Status("configuration applied")]);
                     }

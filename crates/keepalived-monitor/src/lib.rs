@@ -8,10 +8,12 @@ pub mod build;
 pub mod cli;
 pub mod daemon;
 pub mod kube_source;
+pub mod migration;
 pub mod model;
 pub mod peers;
 pub mod settings;
 pub mod vrid;
+pub mod watchdog;
 
 #[cfg(test)]
 mod build_tests;
@@ -58,7 +60,11 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         {
             let _ = tokio::time::timeout_at(deadline, changed.recv()).await;
         }
-        let text = daemon::candidate(&s, &mut reader, &source).await?.render();
+        let live = std::fs::read_to_string(&s.output).unwrap_or_default();
+        let mode = daemon::current_mode(&s, &live);
+        let text = daemon::candidate(&s, &mut reader, &source, mode)
+            .await?
+            .render();
         if let Command::Check(_) = &cli.command {
             apply::validate(&s.output, &text).map_err(anyhow::Error::msg)?;
             eprintln!("keepalived -t accepts the configuration");

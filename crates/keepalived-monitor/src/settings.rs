@@ -71,6 +71,7 @@ struct ConfigFile {
     pid_file: Option<PathBuf>,
     control_socket: Option<PathBuf>,
     debounce_ms: Option<u64>,
+    api_port: Option<u16>,
     run_dir: Option<PathBuf>,
     scripts: Option<BTreeMap<String, Script>>,
 }
@@ -92,6 +93,8 @@ pub struct Settings {
     pub peers: PeerSource,
     pub reload: Reload,
     pub debounce: Duration,
+    /// The local kube-apiserver's port, for the bootstrap watchdog's `/readyz`.
+    pub api_port: u16,
     /// `/run/nodeip-configuration`.
     pub run_dir: PathBuf,
     /// Health checks by name (defaults: the reference's, with its weights).
@@ -209,6 +212,14 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
             )));
         }
     };
+    let role = args.role.or(cfg.role).unwrap_or(Role::Master);
+    if role == Role::Bootstrap && matches!(reload, Reload::Pidfile(_)) {
+        return Err(UsageError(format!(
+            "invalid {} \"pidfile\" for role bootstrap: the API watchdog must be able to start \
+             keepalived again (systemd or socket)",
+            origin("reload")
+        )));
+    }
     // `--peers FILE` always means the file source (upstream-style `render --peers`).
     let peers = match (args.peers_file.clone(), cfg.peer_source.as_deref()) {
         (Some(f), _) => PeerSource::File(f),
@@ -231,7 +242,7 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
     scripts.extend(cfg.scripts.unwrap_or_default());
     Ok(Settings {
         cluster_name,
-        role: args.role.or(cfg.role).unwrap_or(Role::Master),
+        role,
         api_vips,
         ingress_vips,
         platform: cfg.platform.unwrap_or_default(),
@@ -250,6 +261,7 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
         peers,
         reload,
         debounce: Duration::from_millis(cfg.debounce_ms.unwrap_or(3000)),
+        api_port: cfg.api_port.unwrap_or(6443),
         run_dir: cfg
             .run_dir
             .unwrap_or_else(|| "/run/nodeip-configuration".into()),

@@ -1,6 +1,7 @@
 //! A local Kubernetes API server stand-in over HTTPS: it serves a recorded Node list and a watch
 //! stream whose events the test sends, enough for a `kube` client's list-then-watch. Listens on
-//! 127.0.0.1 with a self-signed certificate written into a kubeconfig.
+//! 127.0.0.1 with a self-signed certificate written into a kubeconfig. `/readyz` answers 200
+//! or, after [`FakeApiServer::set_ready`]`(false)`, 503 (a bootstrap apiserver going away).
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -21,6 +22,7 @@ pub struct Event {
 struct State {
     nodes: Vec<Value>,
     resource_version: u64,
+    ready: bool,
 }
 
 /// The server; stops with its runtime on drop.
@@ -65,8 +67,19 @@ pub fn node(name: &str, master: bool, internal_ips: &[&str], host_cidrs: &[&str]
 }
 
 impl FakeApiServer {
-    /// Starts serving `nodes`; writes a kubeconfig trusting its certificate into `dir`.
+    /// Starts serving `nodes` on an ephemeral port; writes a kubeconfig trusting its certificate
+    /// into `dir`.
     pub fn start(dir: &Path, nodes: Vec<Value>) -> Result<FakeApiServer, String> {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        Self::start_on(dir, nodes, listener)
+    }
+
+    /// As [`FakeApiServer::start`], on a listener the caller bound (in a node's namespace, say).
+    pub fn start_on(
+        dir: &Path,
+        nodes: Vec<Value>,
+        listener: std::net::TcpListener,
+    ) -> Result<FakeApiServer, String> {
         let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".into(), "localhost".into()])
             .map_err(|e| e.to_string())?;
         let cert_pem = cert.cert.pem();
@@ -85,13 +98,16 @@ impl FakeApiServer {
             .enable_all()
             .build()
             .map_err(|e| e.to_string())?;
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .map_err(|e| e.to_string())?;
+        listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+        let listener = {
+            let _guard = runtime.enter();
+            tokio::net::TcpListener::from_std(listener).map_err(|e| e.to_string())?
+        };
         let addr = listener.local_addr().map_err(|e| e.to_string())?;
         let state = Arc::new(Mutex::new(State {
             nodes,
             resource_version: 1,
+            ready: true,
         }));
         let (events, _) = broadcast::channel(1024);
         let (st, ev) = (state.clone(), events.clone());
@@ -130,6 +146,11 @@ impl FakeApiServer {
 
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Makes `/readyz` answer 200 (`true`) or 503.
+    pub fn set_ready(&self, ready: bool) {
+        self.state.lock().unwrap().ready = ready;
     }
 
     /// Applies `e` to the stored list and sends it to every open watch.
@@ -172,14 +193,19 @@ async fn serve<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
             }
         }
         let path = request.split_whitespace().nth(1).unwrap_or("/").to_owned();
+        if path == "/readyz" {
+            let ready = state.lock().unwrap().ready;
+            let (status, body) = if ready {
+                ("200 OK", "ok")
+            } else {
+                ("503 Service Unavailable", "not ready")
+            };
+            respond(&mut stream, status, "text/plain", body).await?;
+            continue;
+        }
         if !path.starts_with("/api/v1/nodes") {
             let body = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","code":404}"#;
-            let head = format!(
-                "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-                body.len()
-            );
-            stream.write_all(head.as_bytes()).await?;
-            stream.write_all(body.as_bytes()).await?;
+            respond(&mut stream, "404 Not Found", "application/json", body).await?;
             continue;
         }
         if path.contains("watch=true") {
@@ -200,12 +226,21 @@ async fn serve<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
             json!({"apiVersion": "v1", "kind": "NodeList", "metadata": {"resourceVersion": st.resource_version.to_string()}, "items": st.nodes})
                 .to_string()
         };
-        let head = format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-            body.len()
-        );
-        stream.write_all(head.as_bytes()).await?;
-        stream.write_all(body.as_bytes()).await?;
-        stream.flush().await?;
+        respond(&mut stream, "200 OK", "application/json", &body).await?;
     }
+}
+
+async fn respond<S: tokio::io::AsyncWrite + Unpin>(
+    stream: &mut S,
+    status: &str,
+    content_type: &str,
+    body: &str,
+) -> std::io::Result<()> {
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await?;
+    stream.write_all(body.as_bytes()).await?;
+    stream.flush().await
 }

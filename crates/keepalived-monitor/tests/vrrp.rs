@@ -391,3 +391,107 @@ fn flapping_inputs_do_not_cause_a_reload_storm() {
         n.monitor_log()
     );
 }
+
+/// Every message written to a control socket, with when it arrived.
+fn record_socket(path: &std::path::Path) -> std::sync::mpsc::Receiver<(Instant, String)> {
+    let listener = std::os::unix::net::UnixListener::bind(path).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let mut got = String::new();
+            if std::io::Read::read_to_string(&mut conn.unwrap(), &mut got).is_err()
+                || tx.send((Instant::now(), got)).is_err()
+            {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// A stand-in for Ironic on localhost:6385 in `ns`: any HTTP response counts.
+fn ironic(ns: &Netns) -> std::thread::JoinHandle<()> {
+    let listener = ns
+        .run_in(|| std::net::TcpListener::bind("127.0.0.1:6385"))
+        .unwrap()
+        .unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let until = Instant::now() + Duration::from_secs(8);
+    std::thread::spawn(move || {
+        while Instant::now() < until {
+            match listener.accept() {
+                Ok((mut c, _)) => {
+                    let _ = std::io::Write::write_all(
+                        &mut c,
+                        b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    );
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+    })
+}
+
+#[test]
+fn bootstrap_watchdog_stops_keepalived_when_the_local_api_goes_and_starts_it_again() {
+    if !require_root("bootstrap_watchdog") {
+        return;
+    }
+    let mut c = cluster(1, "");
+    let n = &mut c.nodes[0];
+    let socket = n.dir.join("keepalived.sock");
+    let messages = record_socket(&socket);
+    let cfg = n.dir.join("config.toml");
+    let text = fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("role = \"master\"", "role = \"bootstrap\"\napi-port = 6443")
+        .replace(
+            "reload = \"pidfile\"",
+            &format!(
+                "reload = \"socket\"\ncontrol-socket = \"{}\"",
+                socket.display()
+            ),
+        );
+    fs::write(&cfg, text).unwrap();
+    n.ns.ip(&["link", "set", "lo", "up"]).unwrap();
+    let api_listener =
+        n.ns.run_in(|| std::net::TcpListener::bind("127.0.0.1:6443"))
+            .unwrap()
+            .unwrap();
+    let api =
+        integration::apiserver::FakeApiServer::start_on(&n.dir, vec![], api_listener).unwrap();
+    start_monitor(n);
+    let next = |within: u64| messages.recv_timeout(Duration::from_secs(within));
+    let (_, first) = next(15).expect("the first render reloads keepalived");
+    assert_eq!(first, "reload\n", "{}", n.monitor_log());
+
+    // Ironic answering keeps the VIP on the bootstrap while the API is down.
+    let ironic = ironic(&n.ns);
+    api.set_ready(false);
+    assert!(
+        next(7).is_err(),
+        "Ironic up: keepalived keeps running\n{}",
+        n.monitor_log()
+    );
+    ironic.join().unwrap();
+
+    // Both down: keepalived stops after five consecutive failures (about 5 s), once.
+    let down = Instant::now();
+    let (at, msg) = next(10).expect("stop after five failures");
+    assert_eq!(msg, "stop\n");
+    let stop_after = at - down;
+    assert!(
+        next(3).is_err(),
+        "stop is sent once while the API stays down"
+    );
+
+    let up = Instant::now();
+    api.set_ready(true);
+    let (at, msg) = next(5).expect("started again when /readyz answers");
+    assert_eq!(msg, "reload\n");
+    eprintln!(
+        "keepalived stopped {:?} after the API went down, started {:?} after it came back",
+        stop_after,
+        at - up
+    );
+}

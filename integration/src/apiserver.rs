@@ -221,13 +221,32 @@ async fn serve<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
             }
             return Ok(());
         }
+        // Paginated as the real server does (`limit`, `continue`; the token is an offset here).
         let body = {
             let st = state.lock().unwrap();
-            json!({"apiVersion": "v1", "kind": "NodeList", "metadata": {"resourceVersion": st.resource_version.to_string()}, "items": st.nodes})
+            let from: usize = query(&path, "continue")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            let limit: usize = query(&path, "limit")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(usize::MAX);
+            let to = from.saturating_add(limit).min(st.nodes.len());
+            let mut metadata = json!({"resourceVersion": st.resource_version.to_string()});
+            if to < st.nodes.len() {
+                metadata["continue"] = json!(to.to_string());
+            }
+            json!({"apiVersion": "v1", "kind": "NodeList", "metadata": metadata, "items": &st.nodes[from.min(to)..to]})
                 .to_string()
         };
         respond(&mut stream, "200 OK", "application/json", &body).await?;
     }
+}
+
+/// The value of `key` in the request path's query string.
+fn query<'a>(path: &'a str, key: &str) -> Option<&'a str> {
+    let (_, q) = path.split_once('?')?;
+    q.split('&')
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
 }
 
 async fn respond<S: tokio::io::AsyncWrite + Unpin>(

@@ -7,6 +7,46 @@ use std::time::Duration;
 use crate::netns::Netns;
 use crate::process::{Daemon, SIGHUP, output};
 
+/// keepalived-monitor settings overriding its health checks with ones that always pass (the
+/// reference's need OpenShift's scripts, and `keepalived -t` rejects a missing script).
+pub const PASSING_SCRIPTS: &str = "
+[scripts.chk_ocp_lb]
+command = \"/usr/bin/true\"
+interval = 1
+weight = 20
+rise = 1
+fall = 1
+[scripts.chk_ocp_both]
+command = \"/usr/bin/true\"
+interval = 1
+weight = 5
+rise = 1
+fall = 1
+[scripts.chk_mcs]
+command = \"/usr/bin/true\"
+interval = 1
+weight = 3
+rise = 1
+fall = 1
+[scripts.chk_ingress]
+command = \"/usr/bin/true\"
+interval = 1
+rise = 1
+fall = 1
+[scripts.chk_ingress_ready]
+command = \"/usr/bin/true\"
+interval = 1
+weight = 10
+rise = 1
+fall = 1
+[scripts.chk_default_ingress]
+command = \"/usr/bin/true\"
+interval = 1
+weight = 50
+rise = 1
+fall = 1
+";
+
 /// A running keepalived (VRRP only); SIGTERM on drop releases its VIPs.
 #[derive(Debug)]
 pub struct Keepalived {

@@ -1,6 +1,7 @@
 //! `cargo xtask <command>`: the project's chores, runnable on a fresh Debian 12 machine as root.
 
 mod bench_br_ex;
+mod bench_keepalived;
 mod bench_nodeip;
 mod bench_resolv;
 mod demo;
@@ -45,6 +46,8 @@ enum Bench {
     ResolvPrepender,
     /// apply -> ready on the harness, no-default-route window, D-Bus calls, re-run.
     OvsBridgeConfigurator,
+    /// Reaction to address moves and peer changes, render time and RSS with 5,000 Nodes.
+    KeepalivedMonitor,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -68,6 +71,9 @@ fn main() -> anyhow::Result<()> {
             }
             if which.is_none_or(|w| w == Bench::OvsBridgeConfigurator) {
                 bench_br_ex::run()?;
+            }
+            if which.is_none_or(|w| w == Bench::KeepalivedMonitor) {
+                bench_keepalived::run()?;
             }
             Ok(())
         }

@@ -100,8 +100,14 @@ pub fn peer_address(
 
 /// keepalived truncates PASS passwords to 8 characters, and `keepalived -t` rejects longer
 /// ones. Rendering the first 8 keeps the wire password upstream's nodes use.
-fn auth(cluster: &str, kind: &str) -> String {
-    format!("{cluster}_{kind}_vip").chars().take(8).collect()
+///
+/// Upstream also renders `authentication` and `label vip` for IPv6 VIPs; keepalived ignores
+/// both there (VRRPv3 has no authentication, Linux labels only IPv4 addresses) but warns, and
+/// the warnings make `keepalived -t` fail. Leaving them out changes nothing on the wire and
+/// lets IPv6 candidates pass validation.
+fn auth(cluster: &str, kind: &str, vip: IpAddr) -> Option<String> {
+    vip.is_ipv4()
+        .then(|| format!("{cluster}_{kind}_vip").chars().take(8).collect())
 }
 
 /// Builds the configuration.
@@ -174,8 +180,9 @@ pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
                             },
                         )
                     }),
-                    auth_pass: auth(&s.cluster_name, "api"),
+                    auth_pass: auth(&s.cluster_name, "api", vip),
                     vip: format!("{}/{}", go_text(vip), netmask(vip)),
+                    label: vip.is_ipv4(),
                     track_scripts: if bootstrap {
                         vec![]
                     } else {
@@ -199,8 +206,9 @@ pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
                     vrid: ingress_vrid,
                     priority: 20,
                     unicast: unicast.then(|| (own.clone(), peers_without(&ingress_peers))),
-                    auth_pass: auth(&s.cluster_name, "ingress"),
+                    auth_pass: auth(&s.cluster_name, "ingress", vip),
                     vip: format!("{}/{}", go_text(vip), netmask(vip)),
+                    label: vip.is_ipv4(),
                     track_scripts: INGRESS_CHECKS.map(String::from).to_vec(),
                 });
             } else {

@@ -222,9 +222,20 @@ fn scenario_d_dual_stack_uses_the_same_vrids_per_family() {
     ] {
         assert!(text.contains(&format!("vrrp_instance {name} {{")), "{name}");
     }
+    // IPv6 instances: no label, no authentication (keepalived ignores both there, and its
+    // warnings would fail `keepalived -t`); IPv4 ones keep upstream's.
     assert!(
-        text.contains("fd2e:6f44:5dd8:c956::5/128 label vip")
-            && text.contains("fd2e:6f44:5dd8:c956::4/128 label vip")
+        text.contains("        fd2e:6f44:5dd8:c956::5/128\n")
+            && text.contains("        fd2e:6f44:5dd8:c956::4/128\n")
+            && text.contains("192.168.111.5/32 label vip\n")
+    );
+    let v6_instance = &text[text.find("vrrp_instance ostest_API_1").unwrap()..];
+    let v6_instance = &v6_instance[..v6_instance.find("\n}\n").unwrap()];
+    assert!(!v6_instance.contains("authentication"), "{v6_instance}");
+    assert_eq!(
+        text.matches("    authentication {").count(),
+        2,
+        "IPv4 instances only"
     );
     assert!(text.contains("unicast_src_ip fd2e:6f44:5dd8:c956::14\n    unicast_peer {\n        fd2e:6f44:5dd8:c956::15\n        fd2e:6f44:5dd8:c956::16\n"));
     assert_eq!(text.matches("virtual_router_id 14\n").count(), 2);

@@ -190,8 +190,15 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
         tokio::select! {
             _ = term.recv() => break,
             c = changes.next() => tracing::debug!("network change: {c:?}"),
-            _ = files.recv() => rewatch(&mut watcher),
-            _ = kube_changes.recv() => tracing::debug!("node list changed"),
+            _ = files.recv() => {
+                while files.try_recv().is_ok() {}
+                rewatch(&mut watcher);
+            }
+            _ = kube_changes.recv() => {
+                // One rebuild for a burst of watch events.
+                while kube_changes.try_recv().is_ok() {}
+                tracing::debug!("node list changed");
+            }
             _ = tokio::time::sleep_until(instant_of(migration.wake_at())) => {
                 let current = (!live.is_empty()).then_some(mode);
                 let upgrade = || source.current().map(|p| p.upgrade_running()).map_err(|e| e.to_string());

@@ -5,6 +5,7 @@
 //! appended, a deletion removes it; while the API is unreachable the last complete list stays,
 //! and before the first complete list there are no peers (nothing is rendered from a partial one).
 
+use std::collections::HashMap;
 use std::net::IpAddr;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -74,10 +75,18 @@ struct Cache {
 }
 
 impl Cache {
-    fn upsert(&mut self, p: Peer) {
+    /// Whether the node's peer view changed (status heartbeats do not change it).
+    fn upsert(&mut self, p: Peer) -> bool {
         match self.nodes.iter_mut().find(|n| n.name == p.name) {
-            Some(n) => *n = p,
-            None => self.nodes.push(p),
+            Some(n) if *n == p => false,
+            Some(n) => {
+                *n = p;
+                true
+            }
+            None => {
+                self.nodes.push(p);
+                true
+            }
         }
     }
 }
@@ -97,35 +106,54 @@ impl NodeCache {
         })
     }
 
-    fn apply(&self, event: Event<Node>) {
+    /// Applies one watch event; whether the peers readers see changed.
+    fn apply(&self, event: Event<Node>) -> bool {
         let mut c = self.inner.lock().expect("node cache lock");
         match event {
-            Event::Init => c.staging.clear(),
+            Event::Init => {
+                c.staging.clear();
+                false
+            }
             Event::InitApply(n) => {
                 let p = peer_of(&n);
                 c.staging.push(p);
+                false
             }
             Event::InitDone => {
-                // Keep the previous order for nodes that stayed; append new ones.
+                // Keep the previous order for nodes that stayed; append new ones in list
+                // order (upstream's cache order, which the rendered peer lists follow).
                 let fresh = std::mem::take(&mut c.staging);
+                let index: HashMap<&str, usize> = fresh
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (p.name.as_str(), i))
+                    .collect();
+                let mut kept = vec![false; fresh.len()];
                 let mut ordered: Vec<Peer> = Vec::with_capacity(fresh.len());
                 for old in &c.nodes {
-                    if let Some(p) = fresh.iter().find(|p| p.name == old.name) {
-                        ordered.push(p.clone());
+                    if let Some(&i) = index.get(old.name.as_str()) {
+                        kept[i] = true;
+                        ordered.push(fresh[i].clone());
                     }
                 }
-                for p in fresh {
-                    if !ordered.iter().any(|o| o.name == p.name) {
-                        ordered.push(p);
-                    }
-                }
+                ordered.extend(
+                    fresh
+                        .iter()
+                        .zip(&kept)
+                        .filter(|(_, k)| !**k)
+                        .map(|(p, _)| p.clone()),
+                );
+                let changed = !c.complete || c.nodes != ordered;
                 c.nodes = ordered;
                 c.complete = true;
+                changed
             }
             Event::Apply(n) => c.upsert(peer_of(&n)),
             Event::Delete(n) => {
                 let name = n.metadata.name.unwrap_or_default();
+                let before = c.nodes.len();
                 c.nodes.retain(|p| p.name != name);
+                c.nodes.len() != before
             }
         }
     }
@@ -147,8 +175,9 @@ impl NodeCache {
                         while let Some(ev) = stream.next().await {
                             match ev {
                                 Ok(ev) => {
-                                    c.apply(ev);
-                                    let _ = changed.send(());
+                                    if c.apply(ev) {
+                                        let _ = changed.send(());
+                                    }
                                 }
                                 Err(e) => {
                                     tracing::warn!("node watch: {e}; keeping the last known nodes")

@@ -24,9 +24,12 @@ pub struct Instance {
     pub priority: u8,
     /// `Some((source, peers))` in unicast mode.
     pub unicast: Option<(String, Vec<String>)>,
-    pub auth_pass: String,
+    /// `None` on IPv6 instances: keepalived speaks VRRPv3 there, which has no authentication.
+    pub auth_pass: Option<String>,
     /// `<ip>/<32|128>`.
     pub vip: String,
+    /// `label vip` after the VIP; IPv4 only (Linux labels only IPv4 addresses).
+    pub label: bool,
     pub track_scripts: Vec<String>,
 }
 
@@ -94,10 +97,17 @@ impl Keepalived {
                 }
                 o.push_str("    }\n");
             }
+            if let Some(pass) = &i.auth_pass {
+                let _ = write!(
+                    o,
+                    "    authentication {{\n        auth_type PASS\n        auth_pass {pass}\n    }}\n"
+                );
+            }
+            let label = if i.label { " label vip" } else { "" };
             let _ = write!(
                 o,
-                "    authentication {{\n        auth_type PASS\n        auth_pass {}\n    }}\n    virtual_ipaddress {{\n        {} label vip\n    }}\n",
-                i.auth_pass, i.vip
+                "    virtual_ipaddress {{\n        {}{label}\n    }}\n",
+                i.vip
             );
             if !i.track_scripts.is_empty() {
                 o.push_str("    track_script {\n");

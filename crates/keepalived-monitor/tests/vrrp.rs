@@ -5,51 +5,12 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use integration::keepalived::{Keepalived, holds};
+use integration::keepalived::{Keepalived, PASSING_SCRIPTS, holds};
 use integration::process::wait_for;
 use integration::{Netns, require_root, scratch_dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_keepalived-monitor");
 const API_VIP: &str = "192.0.2.200";
-
-/// Health checks that always pass (the reference's need OpenShift's scripts).
-const SCRIPTS: &str = "
-[scripts.chk_ocp_lb]
-command = \"/usr/bin/true\"
-interval = 1
-weight = 20
-rise = 1
-fall = 1
-[scripts.chk_ocp_both]
-command = \"/usr/bin/true\"
-interval = 1
-weight = 5
-rise = 1
-fall = 1
-[scripts.chk_mcs]
-command = \"/usr/bin/true\"
-interval = 1
-weight = 3
-rise = 1
-fall = 1
-[scripts.chk_ingress]
-command = \"/usr/bin/true\"
-interval = 1
-rise = 1
-fall = 1
-[scripts.chk_ingress_ready]
-command = \"/usr/bin/true\"
-interval = 1
-weight = 10
-rise = 1
-fall = 1
-[scripts.chk_default_ingress]
-command = \"/usr/bin/true\"
-interval = 1
-weight = 50
-rise = 1
-fall = 1
-";
 
 fn peer_list(addresses: &[&str]) -> String {
     addresses
@@ -130,7 +91,7 @@ fn cluster(n: usize, extra: &str) -> Cluster {
         let config = format!(
             "cluster-name = \"hx\"\nrole = \"master\"\napi-vips = [\"{API_VIP}\"]\ningress-vips = [\"192.0.2.201\"]\n\
              output = \"{out}\"\nreload = \"pidfile\"\npid-file = \"{d}/ka/keepalived.pid\"\ndebounce-ms = 300\n\
-             run-dir = \"{d}/run\"\nkeepalived-dir = \"{d}\"\npeer-source = \"file\"\npeers-file = \"{peers}\"\n{extra}\n{SCRIPTS}",
+             run-dir = \"{d}/run\"\nkeepalived-dir = \"{d}\"\npeer-source = \"file\"\npeers-file = \"{peers}\"\n{extra}\n{PASSING_SCRIPTS}",
             out = d.join("keepalived.conf").display(),
             d = d.display(),
             peers = peers.display(),
@@ -494,4 +455,56 @@ fn bootstrap_watchdog_stops_keepalived_when_the_local_api_goes_and_starts_it_aga
         stop_after,
         at - up
     );
+}
+
+#[test]
+fn dual_stack_candidates_pass_keepalived_t() {
+    if !require_root("dual_stack_candidates_pass_keepalived_t") {
+        return;
+    }
+    let dir = scratch_dir("kam-ds").unwrap();
+    let d = dir.path();
+    let ns = Netns::new("kamds").unwrap();
+    ns.nic("eth0").unwrap();
+    ns.addr("eth0", "192.0.2.11/24", &[]).unwrap();
+    ns.addr("eth0", "2001:db8::11/64", &["nodad"]).unwrap();
+    fs::create_dir_all(d.join("run")).unwrap();
+    fs::write(d.join("run/ipv4"), "192.0.2.11").unwrap();
+    fs::write(d.join("run/ipv6"), "2001:db8::11").unwrap();
+    let peers: String = [11, 12]
+        .iter()
+        .map(|i| format!("[[node]]\nname = \"m{i}\"\nrole = \"master\"\naddresses = [\"192.0.2.{i}\", \"2001:db8::{i}\"]\n"))
+        .collect();
+    fs::write(d.join("peers.toml"), peers).unwrap();
+    let config = d.join("config.toml");
+    fs::write(
+        &config,
+        format!(
+            "cluster-name = \"ds\"\nrole = \"master\"\napi-vips = [\"192.0.2.200\", \"2001:db8::200\"]\n\
+             ingress-vips = [\"192.0.2.201\", \"2001:db8::201\"]\noutput = \"{d}/keepalived.conf\"\nrun-dir = \"{d}/run\"\n\
+             keepalived-dir = \"{d}\"\npeer-source = \"file\"\npeers-file = \"{d}/peers.toml\"\n{PASSING_SCRIPTS}",
+            d = d.display()
+        ),
+    )
+    .unwrap();
+    let out = ns
+        .command(BIN)
+        .args(["check", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("keepalived -t accepts"), "{stderr}");
+    let text = ns
+        .command(BIN)
+        .args(["render", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap()
+        .stdout;
+    let text = String::from_utf8(text).unwrap();
+    for name in ["ds_API_0", "ds_API_1", "ds_INGRESS_0", "ds_INGRESS_1"] {
+        assert!(text.contains(&format!("vrrp_instance {name} {{")), "{text}");
+    }
 }

@@ -268,3 +268,93 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
         scripts,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    /// `resolve` over `render --config <file with text>` plus `flags`.
+    fn resolve_with(text: &str, flags: &[&str]) -> Result<Settings, String> {
+        let d = tempfile::tempdir().unwrap();
+        let cfg = d.path().join("config.toml");
+        std::fs::write(&cfg, text).unwrap();
+        let argv = [
+            "keepalived-monitor",
+            "render",
+            "--config",
+            cfg.to_str().unwrap(),
+        ];
+        let cli = Cli::try_parse_from(argv.iter().chain(flags)).map_err(|e| e.to_string())?;
+        let Command::Render(args) = cli.command else {
+            unreachable!("parsed a render command")
+        };
+        resolve(&args, &cfg).map_err(|e| e.to_string())
+    }
+
+    const BASE: &str = "cluster-name = \"ostest\"\napi-vips = [\"192.0.2.5\"]\n";
+
+    #[test]
+    fn defaults_reproduce_the_reference() {
+        let s = resolve_with(BASE, &[]).unwrap();
+        assert_eq!(s.role, Role::Master);
+        assert_eq!(s.mode, Mode::Unicast);
+        assert_eq!(s.output, Path::new("/etc/keepalived/keepalived.conf"));
+        assert_eq!(
+            s.peers,
+            PeerSource::Kubernetes("/var/lib/kubelet/kubeconfig".into())
+        );
+        assert_eq!(s.reload, Reload::Systemd);
+        assert_eq!(s.debounce, Duration::from_secs(3));
+        assert_eq!(s.api_port, 6443);
+        assert_eq!(s.scripts, default_scripts());
+        let s = resolve_with(BASE, &["--role", "worker", "--peers", "/p.toml"]).unwrap();
+        assert_eq!(s.role, Role::Worker, "flags win");
+        assert_eq!(s.peers, PeerSource::File("/p.toml".into()));
+    }
+
+    #[test]
+    fn bad_settings_name_the_key_and_the_file() {
+        let e = resolve_with(&format!("{BASE}debounce-msec = 5\n"), &[]).unwrap_err();
+        assert!(
+            e.contains("line 3") && e.contains("unknown field `debounce-msec`"),
+            "{e}"
+        );
+        let e = resolve_with(&format!("{BASE}role = \"leader\"\n"), &[]).unwrap_err();
+        assert!(
+            e.contains("line 3") && e.contains("unknown variant `leader`"),
+            "{e}"
+        );
+        let e = resolve_with(&format!("{BASE}api-port = 70000\n"), &[]).unwrap_err();
+        assert!(e.contains("line 3"), "{e}");
+        let e = resolve_with(&format!("{BASE}reload = \"hup\"\n"), &[]).unwrap_err();
+        assert!(
+            e.starts_with("invalid reload in ") && e.contains("\"hup\""),
+            "{e}"
+        );
+        let e = resolve_with(&format!("{BASE}peer-source = \"etcd\"\n"), &[]).unwrap_err();
+        assert!(e.starts_with("invalid peer-source in "), "{e}");
+        let e =
+            resolve_with("cluster-name = \"a b\"\napi-vips = [\"192.0.2.5\"]\n", &[]).unwrap_err();
+        assert!(e.starts_with("invalid cluster-name in "), "{e}");
+        let e = resolve_with(
+            "cluster-name = \"x\"\napi-vips = [\"192.0.2.5\", \"192.0.2.6\"]\n",
+            &[],
+        )
+        .unwrap_err();
+        assert!(
+            e.starts_with("invalid api-vips in ") && e.contains("one address per family"),
+            "{e}"
+        );
+        let e = resolve_with("cluster-name = \"x\"\n", &[]).unwrap_err();
+        assert!(e.contains("no API or ingress VIP"), "{e}");
+        let e = resolve_with(
+            &format!("{BASE}role = \"bootstrap\"\nreload = \"pidfile\"\n"),
+            &[],
+        )
+        .unwrap_err();
+        assert!(e.contains("for role bootstrap"), "{e}");
+    }
+}

@@ -5,7 +5,7 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -18,7 +18,7 @@ use keepalived_monitor::cli::{Cli, Command as Sub};
 use keepalived_monitor::peers::{Peer, Peers};
 use keepalived_monitor::settings::{Mode, Role, resolve};
 
-use crate::util::release_binary;
+use crate::util::{Running, release_binary, status_kib};
 
 const NODES: usize = 5000;
 const MASTERS: usize = 3;
@@ -36,24 +36,6 @@ fn name(i: usize) -> String {
     } else {
         format!("worker-{i}")
     }
-}
-
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = Command::new("kill").arg(self.0.id().to_string()).status();
-        let _ = self.0.wait();
-    }
-}
-
-fn status_kib(pid: u32, key: &str) -> anyhow::Result<u64> {
-    let status = fs::read_to_string(format!("/proc/{pid}/status"))?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(key))
-        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
-        .with_context(|| format!("{key} in /proc/{pid}/status"))
 }
 
 fn reloads(log: &Path) -> usize {

@@ -5,12 +5,12 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 
-use crate::util::release_binary;
+use crate::util::{Running, release_binary, status_kib};
 
 const CHANGES: usize = 200;
 const BASE: &str = "bench.cluster.test";
@@ -57,26 +57,8 @@ fn wakeups_between(before: &BTreeMap<String, u64>, after: &BTreeMap<String, u64>
         .sum()
 }
 
-fn status_kib(pid: u32, key: &str) -> anyhow::Result<u64> {
-    let status = fs::read_to_string(format!("/proc/{pid}/status"))?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(key))
-        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
-        .with_context(|| format!("{key} in /proc/{pid}/status"))
-}
-
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = Command::new("kill").arg(self.0.id().to_string()).status();
-        let _ = self.0.wait();
-    }
 }
 
 pub fn run() -> anyhow::Result<()> {

@@ -42,3 +42,23 @@ pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
 }
+
+/// A daemon under measurement, killed (SIGTERM) and reaped on drop.
+pub struct Running(pub std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").arg(self.0.id().to_string()).status();
+        let _ = self.0.wait();
+    }
+}
+
+/// A `/proc/<pid>/status` value in KiB (`VmRSS:`, `VmHWM:`).
+pub fn status_kib(pid: u32, key: &str) -> anyhow::Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
+        .ok_or_else(|| anyhow::anyhow!("no {key} in /proc/{pid}/status"))
+}

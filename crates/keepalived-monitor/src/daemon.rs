@@ -204,6 +204,8 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
                 let upgrade = || source.current().map(|p| p.upgrade_running()).map_err(|e| e.to_string());
                 if let Step::Switch { at, mode: to } = migration.tick(SystemTime::now(), current, apply::desired_mode(&s), upgrade) {
                     tracing::info!("preparing the switch to {to:?} mode");
+                    // One mode for the whole file: every per-VIP instance switches (upstream
+                    // migration set only its top-level flag, leaving nested ones behind; reference §4.5).
                     mode = to;
                     switch_at = Some(instant_of(at));
                 }

@@ -8,14 +8,10 @@ use integration::keepalived::PASSING_SCRIPTS;
 use integration::nspawn::Boot;
 use integration::{Netns, require_root, scratch_dir};
 
-const BIN: &str = env!("CARGO_BIN_EXE_keepalived-monitor");
+mod common;
+use common::peer_list;
 
-fn peer_list(addresses: &[&str]) -> String {
-    addresses
-        .iter()
-        .map(|a| format!("[[node]]\nname = \"n{a}\"\nrole = \"master\"\naddresses = [\"{a}\"]\n"))
-        .collect()
-}
+const BIN: &str = env!("CARGO_BIN_EXE_keepalived-monitor");
 
 /// keepalived.service as distributions ship it, logging to a file the test reads. Not wanted by
 /// the boot: only the monitor starts it.

@@ -9,15 +9,11 @@ use integration::keepalived::{Keepalived, PASSING_SCRIPTS, holds};
 use integration::process::wait_for;
 use integration::{Netns, require_root, scratch_dir};
 
+mod common;
+use common::peer_list;
+
 const BIN: &str = env!("CARGO_BIN_EXE_keepalived-monitor");
 const API_VIP: &str = "192.0.2.200";
-
-fn peer_list(addresses: &[&str]) -> String {
-    addresses
-        .iter()
-        .map(|a| format!("[[node]]\nname = \"n{a}\"\nrole = \"master\"\naddresses = [\"{a}\"]\n"))
-        .collect()
-}
 
 struct NodeUnderTest {
     ns: Netns,

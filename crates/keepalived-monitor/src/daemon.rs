@@ -12,6 +12,7 @@ use tokio::time::Instant;
 
 use crate::apply;
 use crate::build::{Inputs, build};
+use crate::debounce::Debounce;
 use crate::kube_source::NodeCache;
 use crate::migration::{Migration, Step, mode_of};
 use crate::model::Keepalived;
@@ -158,7 +159,7 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
     // Set while the bootstrap watchdog has keepalived stopped: files are still written, but
     // keepalived is not started until the API is back.
     let mut api_down = false;
-    let mut pending: Option<(String, Instant)> = None;
+    let mut pending = Debounce::new(s.debounce);
     let mut rejected: Option<String> = None;
     let mut first = true;
     loop {
@@ -166,21 +167,18 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
             Ok(conf) => {
                 let text = conf.render();
                 if text == live || rejected.as_ref() == Some(&text) {
-                    pending = None;
+                    pending.clear();
                     switch_at = None;
-                } else if pending.as_ref().is_none_or(|(p, _)| *p != text) {
-                    let due =
-                        (Instant::now() + s.debounce).max(switch_at.unwrap_or_else(Instant::now));
+                } else if let Some(due) = pending.offer(text, Instant::now(), switch_at) {
                     tracing::info!(
                         "configuration changed; applying in {:?}",
                         due - Instant::now()
                     );
-                    pending = Some((text, due));
                 }
             }
             Err(e) => {
                 tracing::warn!("{e}; keeping the current configuration");
-                pending = None;
+                pending.clear();
             }
         }
         if first {
@@ -227,8 +225,8 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
                     }
                 }
             },
-            _ = sleep_until(pending.as_ref().map(|(_, d)| *d)) => {
-                let Some((text, _)) = pending.take() else { continue };
+            _ = sleep_until(pending.deadline()) => {
+                let Some(text) = pending.take_due(Instant::now()) else { continue };
                 switch_at = None;
                 match apply::validate(&s.output, &text) {
                     Ok(()) => {

@@ -7,6 +7,7 @@ pub mod apply;
 pub mod build;
 pub mod cli;
 pub mod daemon;
+pub mod debounce;
 pub mod kube_source;
 pub mod migration;
 pub mod model;

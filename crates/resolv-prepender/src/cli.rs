@@ -22,6 +22,16 @@ pub enum Command {
     /// One pass. Exit 0: the node IP is applied; 1: not yet (waiting for NetworkManager or
     /// the node IP; resolution mirrors NetworkManager meanwhile); 2: bad input or settings.
     Once(SettingsArgs),
+    /// kubelet's ExecCondition: exit 0 when the done flag exists, else say so and exit 255,
+    /// which systemd counts as a failure rather than a skip, so kubelet's restart retries it.
+    CheckDone {
+        #[arg(
+            long,
+            value_name = "PATH",
+            default_value = "/run/resolv-prepender-kni-conf-done"
+        )]
+        done_flag: PathBuf,
+    },
     /// Print the transformed file for an upstream resolv.conf (the pure function).
     Render {
         /// The resolv.conf to transform (`-` for stdin).

@@ -53,6 +53,17 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 .into()),
             }
         }
+        Command::CheckDone { done_flag } => {
+            if done_flag.exists() {
+                return Ok(ExitCode::SUCCESS);
+            }
+            // Upstream's drop-in prints this same line.
+            eprintln!(
+                "NM resolv-prepender failed: {} does not exist yet",
+                done_flag.display()
+            );
+            Ok(ExitCode::from(255))
+        }
         Command::Render {
             upstream,
             nameserver,

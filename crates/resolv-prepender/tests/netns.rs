@@ -555,3 +555,25 @@ fn render_prints_the_pure_transformation() {
         "resolv-prepender: invalid --nameserver \"x\": not an IP address\n"
     );
 }
+
+#[test]
+fn check_done_is_kubelets_exec_condition_with_exit_255() {
+    let dir = tempfile::tempdir().unwrap();
+    let flag = dir.path().join("done");
+    let run = || {
+        std::process::Command::new(BIN)
+            .args(["check-done", "--done-flag"])
+            .arg(&flag)
+            .output()
+            .unwrap()
+    };
+    let o = run();
+    assert_eq!(
+        o.status.code(),
+        Some(255),
+        "a failure for systemd, not a skip"
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("NM resolv-prepender failed"));
+    std::fs::write(&flag, "").unwrap();
+    assert_eq!(run().status.code(), Some(0));
+}

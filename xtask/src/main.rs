@@ -6,6 +6,7 @@ mod bench_nodeip;
 mod bench_resolv;
 mod demo;
 mod deps;
+mod dist;
 mod test;
 mod util;
 
@@ -25,6 +26,12 @@ enum Cmd {
     Deps,
     /// Install dependencies, then run every test of the workspace (integration tests need root).
     Test,
+    /// Build the FHS install tree (binaries, units, drop-ins, tmpfiles.d, default configs,
+    /// man pages, shell completions).
+    Dist {
+        #[arg(long, value_name = "DIR")]
+        destdir: std::path::PathBuf,
+    },
     /// Show a node choosing its IP: two NICs, a misleading default route, a hint and VIPs.
     Demo,
     /// Measure the performance targets.
@@ -57,6 +64,7 @@ fn main() -> anyhow::Result<()> {
             deps::install()?;
             test::run()
         }
+        Cmd::Dist { destdir } => dist::run(&destdir),
         Cmd::Demo => {
             deps::install()?;
             demo::run()

@@ -1,0 +1,141 @@
+//! The units in `units/` pass `systemd-analyze verify` (no warning at all: verify exits 0 even
+//! on unknown keys, so any stderr output fails) and keep a low `systemd-analyze security`
+//! exposure. Checked against a root holding the host's systemd units, stand-ins for the
+//! OpenShift units they order against, and placeholder binaries.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const SERVICES: [&str; 4] = [
+    "nodeip-configuration.service",
+    "ovs-configuration.service",
+    "resolv-prepender.service",
+    "keepalived-monitor.service",
+];
+
+fn units_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../units/system")
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        // Keep symlinks: `.wants/` entries must stay links for systemd.
+        if let Ok(target) = fs::read_link(&p) {
+            std::os::unix::fs::symlink(target, &dest).unwrap();
+        } else if p.is_dir() {
+            copy_tree(&p, &dest);
+        } else if p.is_file() {
+            fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+fn executable(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A root for `--root`: the host's units, ours, stand-ins and placeholder binaries.
+fn root() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let system = root.path().join("usr/lib/systemd/system");
+    copy_tree(Path::new("/usr/lib/systemd/system"), &system);
+    copy_tree(&units_dir(), &system);
+    for bin in [
+        "nodeip-selector",
+        "ovs-bridge-configurator",
+        "resolv-prepender",
+        "keepalived-monitor",
+        "systemctl",
+        "true",
+    ] {
+        executable(&root.path().join("usr/bin").join(bin), "#!/bin/sh\n");
+    }
+    fs::write(
+        system.join("kubelet-dependencies.target"),
+        "[Unit]\nDescription=stand-in\n",
+    )
+    .unwrap();
+    for unit in [
+        "openvswitch.service",
+        "keepalived.service",
+        "kubelet.service",
+    ] {
+        fs::write(
+            system.join(unit),
+            "[Unit]\nDescription=stand-in\n[Service]\nExecStart=/usr/bin/true\n",
+        )
+        .unwrap();
+    }
+    root
+}
+
+fn analyze(root: &Path, args: &[&str], units: &[&str]) -> (bool, String, String) {
+    let system = root.join("usr/lib/systemd/system");
+    let o = Command::new("systemd-analyze")
+        .args(args)
+        .arg(format!("--root={}", root.display()))
+        .args(units.iter().map(|u| system.join(u)))
+        .output()
+        .expect("systemd-analyze (package systemd)");
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn every_unit_and_drop_in_verifies_without_a_warning() {
+    let root = root();
+    let mut units: Vec<&str> = SERVICES.to_vec();
+    units.push("kubelet.service"); // with our 10-mco-on-prem-wait-resolv.conf drop-in
+    let (ok, _, stderr) = analyze(root.path(), &["verify", "--man=no"], &units);
+    assert!(ok && stderr.is_empty(), "systemd-analyze verify:\n{stderr}");
+}
+
+#[test]
+fn a_misspelt_key_is_caught() {
+    let root = root();
+    let unit = root
+        .path()
+        .join("usr/lib/systemd/system/resolv-prepender.service");
+    let text = fs::read_to_string(&unit)
+        .unwrap()
+        .replace("ProtectHome=yes", "ProtectHoem=yes");
+    fs::write(&unit, text).unwrap();
+    let (_, _, stderr) = analyze(
+        root.path(),
+        &["verify", "--man=no"],
+        &["resolv-prepender.service"],
+    );
+    assert!(stderr.contains("Unknown key 'ProtectHoem'"), "{stderr}");
+}
+
+#[test]
+fn security_exposure_stays_low() {
+    let root = root();
+    for unit in SERVICES {
+        let (_, stdout, stderr) = analyze(
+            root.path(),
+            &["security", "--offline=true", "--no-pager"],
+            &[unit],
+        );
+        let text = format!("{stdout}{stderr}");
+        let exposure: f64 = text
+            .split("Overall exposure level for ")
+            .nth(1)
+            .and_then(|t| t.split(": ").nth(1))
+            .and_then(|t| t.split_whitespace().next())
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("no exposure for {unit}:\n{text}"));
+        eprintln!("{unit}: exposure {exposure}");
+        assert!(exposure <= 3.0, "{unit}: exposure {exposure}\n{text}");
+    }
+}

@@ -139,3 +139,29 @@ fn security_exposure_stays_low() {
         assert!(exposure <= 3.0, "{unit}: exposure {exposure}\n{text}");
     }
 }
+
+#[test]
+fn tmpfiles_create_every_directory_the_units_write() {
+    let root = tempfile::tempdir().unwrap();
+    let conf =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../units/tmpfiles.d/onprem-networking.conf");
+    let o = Command::new("systemd-tmpfiles")
+        .arg(format!("--root={}", root.path().display()))
+        .arg("--create")
+        .arg(&conf)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success() && o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for dir in [
+        "run/nodeip-configuration",
+        "run/resolv-prepender",
+        "etc/keepalived",
+        "var/lib/ovnk",
+    ] {
+        assert!(root.path().join(dir).is_dir(), "{dir}");
+    }
+}

@@ -7,6 +7,8 @@ mod bench_resolv;
 mod demo;
 mod deps;
 mod dist;
+mod licenses;
+mod rpm;
 mod test;
 mod util;
 
@@ -32,6 +34,11 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         destdir: std::path::PathBuf,
     },
+    /// The source RPM and one binary RPM per daemon, from the committed tree (offline, vendored
+    /// crates, reproducible).
+    Rpm,
+    /// Licenses of every dependency, grouped (the RPMs' LICENSE.dependencies).
+    Licenses,
     /// Show a node choosing its IP: two NICs, a misleading default route, a hint and VIPs.
     Demo,
     /// Measure the performance targets.
@@ -65,6 +72,8 @@ fn main() -> anyhow::Result<()> {
             test::run()
         }
         Cmd::Dist { destdir } => dist::run(&destdir),
+        Cmd::Rpm => rpm::build(),
+        Cmd::Licenses => licenses::run(),
         Cmd::Demo => {
             deps::install()?;
             demo::run()

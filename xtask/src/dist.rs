@@ -11,7 +11,7 @@ use clap::CommandFactory;
 
 use crate::util::{release_binary, root};
 
-/// Each daemon: binary name, its clap command, its config file's name under `units/config`.
+/// Each daemon: its binary name (also its config's name under `units/config`) and clap command.
 fn daemons() -> [(&'static str, clap::Command); 4] {
     [
         ("nodeip-selector", nodeip_selector::cli::Cli::command()),

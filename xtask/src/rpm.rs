@@ -12,6 +12,9 @@ use crate::deps::apt;
 use crate::util::{cargo, root, run};
 
 const NAME: &str = "onprem-host-networking";
+/// rpmbuild's top directory. Fixed, because the RPM headers record the expanded build scripts
+/// with their paths: building under the checkout made two checkouts of one commit differ.
+const TOPDIR: &str = "/var/tmp/onprem-host-networking-rpmbuild";
 
 fn stdout(cmd: &mut Command) -> anyhow::Result<String> {
     let o = cmd.output().with_context(|| format!("{cmd:?}"))?;
@@ -24,9 +27,9 @@ fn stdout(cmd: &mut Command) -> anyhow::Result<String> {
 pub fn build() -> anyhow::Result<()> {
     apt::ensure(&["rpm"])?;
     let version = env!("CARGO_PKG_VERSION");
-    let top = root().join("target/rpm");
+    let top = Path::new(TOPDIR);
     if top.exists() {
-        fs::remove_dir_all(&top)?;
+        fs::remove_dir_all(top)?;
     }
     for d in ["SOURCES", "SPECS", "BUILD", "RPMS", "SRPMS"] {
         fs::create_dir_all(top.join(d))?;
@@ -68,10 +71,18 @@ pub fn build() -> anyhow::Result<()> {
         .arg(format!("_topdir {}", top.display()))
         .args(["--define", &format!("version {version}")])
         .arg(&spec))?;
-    for rpm in rpms(&top)? {
-        println!("== {}", rpm.strip_prefix(&top)?.display());
-        println!("{}", stdout(Command::new("rpm").arg("-qlp").arg(&rpm))?);
+    let out = root().join("target/rpm");
+    if out.exists() {
+        fs::remove_dir_all(&out)?;
     }
+    for rpm in rpms(top)? {
+        let dest = out.join(rpm.file_name().context("an RPM file name")?);
+        fs::create_dir_all(&out)?;
+        fs::copy(&rpm, &dest)?;
+        println!("== {}", dest.display());
+        println!("{}", stdout(Command::new("rpm").arg("-qlp").arg(&dest))?);
+    }
+    fs::remove_dir_all(top)?;
     Ok(())
 }
 

@@ -294,7 +294,7 @@ fn start_removes_stale_vips_and_the_socket_method_sends_reload() {
     // A crashed keepalived left the VIP behind (BZ 1931505).
     n.ns.addr("eth0", &format!("{API_VIP}/32"), &[]).unwrap();
     let socket = n.dir.join("keepalived.sock");
-    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let messages = record_socket(&socket);
     let cfg = n.dir.join("config.toml");
     let text = fs::read_to_string(&cfg).unwrap().replace(
         "reload = \"pidfile\"",
@@ -309,10 +309,9 @@ fn start_removes_stale_vips_and_the_socket_method_sends_reload() {
         wait_for(Duration::from_secs(5), || !holds(&n.ns, "eth0", API_VIP)),
         "stale VIP removed at start"
     );
-    listener.set_nonblocking(false).unwrap();
-    let (mut conn, _) = listener.accept().unwrap();
-    let mut got = String::new();
-    std::io::Read::read_to_string(&mut conn, &mut got).unwrap();
+    let (_, got) = messages
+        .recv_timeout(Duration::from_secs(15))
+        .expect("the first render reloads over the socket");
     assert_eq!(got, "reload\n");
     assert!(n.conf().contains("vrrp_instance hx_API_0"));
 }

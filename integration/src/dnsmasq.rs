@@ -102,4 +102,11 @@ impl Dnsmasq {
     pub fn pid(&self) -> u32 {
         self.daemon.pid()
     }
+
+    /// The DHCP lines of its log (for failure messages).
+    pub fn dhcp_log_tail(&self, lines: usize) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let dhcp: Vec<&str> = text.lines().filter(|l| l.contains("dhcp")).collect();
+        dhcp[dhcp.len().saturating_sub(lines)..].join("\n")
+    }
 }

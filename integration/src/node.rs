@@ -1,6 +1,8 @@
 //! The fixtures scenario tests compose: an upstream network (router, DNS, DHCP on one L2
 //! segment) and nodes (namespace + bus + OVS + NetworkManager + an uplink to it).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::dbus::DbusBus;
@@ -170,6 +172,43 @@ impl Node {
         up && route.contains(&format!("dev {dev}"))
     }
 
+    /// Watches br-ex's tap while a configurator runs: harness-only healing of the other half of
+    /// the userspace-datapath artifact (reference harness §3.4, "occasionally the tap stays
+    /// DOWN"): vswitchd's MAC flap can leave the tap administratively down, and NM's DHCP client
+    /// then waits out its 45 s on a dead link. A tap seen down on two polls 250 ms apart is set
+    /// up again; the count is reported so tests can show when it happened.
+    pub fn guard_br_ex_tap(&self) -> TapGuard {
+        let stop = Arc::new(AtomicBool::new(false));
+        let healed = Arc::new(AtomicUsize::new(0));
+        let ns = self.ns.name().to_owned();
+        let (s, h) = (stop.clone(), healed.clone());
+        let thread = std::thread::spawn(move || {
+            let mut down_polls = 0;
+            while !s.load(Ordering::Relaxed) {
+                let link = output(
+                    std::process::Command::new("ip")
+                        .args(["-n", &ns, "-o", "link", "show", "br-ex"]),
+                );
+                let admin_down = link.is_ok_and(|l| !l.contains(",UP") && !l.contains("<UP"));
+                down_polls = if admin_down { down_polls + 1 } else { 0 };
+                if down_polls >= 2 {
+                    let _ = output(
+                        std::process::Command::new("ip")
+                            .args(["-n", &ns, "link", "set", "br-ex", "up"]),
+                    );
+                    h.fetch_add(1, Ordering::Relaxed);
+                    down_polls = 0;
+                }
+                std::thread::sleep(Duration::from_millis(250));
+            }
+        });
+        TapGuard {
+            stop,
+            healed,
+            thread: Some(thread),
+        }
+    }
+
     /// Harness-only healing of a userspace-datapath artifact (reference §3.4): vswitchd takes
     /// br-ex's tap down and up to set its MAC; if that overlaps NM's IP setup the routes are
     /// lost. Waits for "br-ex up with the default route", re-applying the device if needed.
@@ -190,6 +229,30 @@ impl Node {
                 "br-ex has no default route: {}",
                 self.ns.ip(&["route"]).unwrap_or_default()
             ))
+        }
+    }
+}
+
+/// Stops watching br-ex's tap when dropped (see [`Node::guard_br_ex_tap`]).
+#[derive(Debug)]
+pub struct TapGuard {
+    stop: Arc<AtomicBool>,
+    healed: Arc<AtomicUsize>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl TapGuard {
+    /// How many times the tap had to be set up again.
+    pub fn healed(&self) -> usize {
+        self.healed.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for TapGuard {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
         }
     }
 }

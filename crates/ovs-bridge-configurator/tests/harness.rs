@@ -58,7 +58,9 @@ impl Case {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        self.node
+        let guard = self.node.guard_br_ex_tap();
+        let out = self
+            .node
             .view
             .command(BIN)
             .args(args)
@@ -69,7 +71,25 @@ impl Case {
             .arg(&self.var_lib)
             .env("DBUS_SYSTEM_BUS_ADDRESS", self.node.nm.bus_address())
             .output()
-            .unwrap()
+            .unwrap();
+        if guard.healed() > 0 {
+            eprintln!(
+                "harness: br-ex's tap set up again {} time(s)",
+                guard.healed()
+            );
+        }
+        out
+    }
+
+    /// What a failed activation needs explained: NM's and dnsmasq's side.
+    fn context(&self, o: &Output) -> String {
+        format!(
+            "{}\n--- NetworkManager\n{}\n--- dnsmasq\n{}\n--- links\n{}",
+            log(o),
+            self.node.nm.log_tail(60),
+            self.up.dnsmasq().dhcp_log_tail(30),
+            self.node.ns.ip(&["-br", "link"]).unwrap_or_default()
+        )
     }
 
     fn ready(&self) -> bool {
@@ -200,12 +220,7 @@ fn static_uplink_moves_onto_br_ex_with_configure_ovs_profiles() {
     let t = Instant::now();
     let o = c.run(&["apply"]);
     let took = t.elapsed();
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        log(&o),
-        c.node.nm.log_tail(40)
-    );
+    assert!(o.status.success(), "{}", c.context(&o));
     assert!(
         c.ready(),
         "ready when apply returns: {}",
@@ -283,12 +298,7 @@ fn dhcp_uplink_keeps_its_lease_on_br_ex() {
         .contains(&node_address(1))));
     c.write_primary_ip();
     let o = c.run(&["apply"]);
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        log(&o),
-        c.node.nm.log_tail(40)
-    );
+    assert!(o.status.success(), "{}", c.context(&o));
     assert!(
         wait_for(Duration::from_secs(5), || c.ready()),
         "the same lease (MAC kept): {}",
@@ -319,12 +329,7 @@ fn a_reboot_rebuilds_cleanly() {
         "the original profile is back on ens3"
     );
     let o = c.run(&["apply"]);
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        log(&o),
-        c.node.nm.log_tail(40)
-    );
+    assert!(o.status.success(), "{}", c.context(&o));
     assert!(log(&o).contains("first run of this boot"), "{}", log(&o));
     assert!(wait_for(Duration::from_secs(5), || c.ready()));
     assert_common_profiles(&c);
@@ -445,12 +450,7 @@ fn the_node_ip_nic_wins_over_a_lower_metric_default_route_and_the_extra_bridge_f
     let up2 = add_second_nic(&c);
     c.write_primary_ip();
     let o = c.run(&["apply"]);
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        log(&o),
-        c.node.nm.log_tail(40)
-    );
+    assert!(o.status.success(), "{}", c.context(&o));
     assert!(
         c.ready(),
         "br-ex on ens3, the node-IP NIC: {}",
@@ -468,12 +468,7 @@ fn the_node_ip_nic_wins_over_a_lower_metric_default_route_and_the_extra_bridge_f
     fs::create_dir_all(c.etc.join("ovnk")).unwrap();
     fs::write(c.etc.join("ovnk/extra_bridge"), "ens4\n").unwrap();
     let o = c.run(&["apply"]);
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        log(&o),
-        c.node.nm.log_tail(40)
-    );
+    assert!(o.status.success(), "{}", c.context(&o));
     assert!(
         c.node
             .ns
@@ -496,12 +491,7 @@ fn the_node_ip_nic_wins_over_a_lower_metric_default_route_and_the_extra_bridge_f
     // The file goes away: the br-ex1 set is removed and ens4 gets its own profile back.
     fs::remove_file(c.etc.join("ovnk/extra_bridge")).unwrap();
     let o = c.run(&["apply"]);
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        log(&o),
-        c.node.nm.log_tail(40)
-    );
+    assert!(o.status.success(), "{}", c.context(&o));
     let names = c.node.nm.nmcli(&["-g", "NAME", "c"]).unwrap();
     assert!(
         !names
@@ -552,12 +542,7 @@ fn dual_stack_static_uplink_keeps_both_families() {
     };
     c.write_primary_ip();
     let o = c.run(&["apply"]);
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        log(&o),
-        c.node.nm.log_tail(40)
-    );
+    assert!(o.status.success(), "{}", c.context(&o));
     let br = c.node.ns.ip(&["addr", "show", "dev", "br-ex"]).unwrap();
     assert!(
         br.contains(&cidr) && br.contains("2001:db8:64::11/64"),
@@ -675,12 +660,7 @@ fn declarative_nmstate_file_builds_br_ex_and_is_recorded() {
     fs::create_dir_all(&dir).unwrap();
     fs::write(dir.join("cluster.yml"), NMSTATE_BR_EX).unwrap();
     let o = c.run(&["apply"]);
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        log(&o),
-        c.node.nm.log_tail(40)
-    );
+    assert!(o.status.success(), "{}", c.context(&o));
     assert!(
         wait_for(Duration::from_secs(5), || c.ready()),
         "{}",

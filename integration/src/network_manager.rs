@@ -29,7 +29,7 @@ level=INFO
 /// Extra configuration files: MCO's IPv6 DHCP identity, and the harness's Tun rule (with the
 /// netdev datapath NM would otherwise wrap br-ex's tap in a second, generic `br-ex`
 /// connection).
-const CONF_D: &[(&str, &str)] = &[
+pub const CONF_D: &[(&str, &str)] = &[
     (
         "01-ipv6.conf",
         "[connection]\nipv6.dhcp-duid=ll\nipv6.dhcp-iaid=mac\n",

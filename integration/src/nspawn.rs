@@ -27,38 +27,117 @@ pub struct Boot<'a> {
     pub binds: Vec<(String, String)>,
     pub netns: Option<&'a Netns>,
     pub timeout: Option<Duration>,
+    /// Units `harness.target` wants; by default those of `units`.
+    pub wants: Vec<String>,
+    /// Units whose properties are collected (the collector runs after them); by default those
+    /// of `units`.
+    pub report: Vec<String>,
+    /// Shell run by the collector before it collects (waiting for results, copying files to
+    /// `/harness-out`).
+    pub before_collect: String,
+    /// A host directory bound read-write as `/etc/systemd/system` (units enabled into it with
+    /// `systemctl --root`); `units` and the harness's own units are written into it.
+    pub system_dir: Option<&'a Path>,
+    /// A tree laid read-only over the host's `/usr` in the container, as installed packages
+    /// would be (overlayfs; nothing reaches the host's `/usr`).
+    pub usr_overlay: Option<&'a Path>,
+}
+
+/// What a boot left: each reported unit's properties, the journal, and the collector's files.
+#[derive(Debug)]
+pub struct BootResult {
+    pub units: UnitProperties,
+    /// `journalctl -b -o short-monotonic` of the container.
+    pub journal: String,
+    /// The collector's output directory (`/harness-out` in the container).
+    pub out: tempfile::TempDir,
+}
+
+impl BootResult {
+    /// A file the collector copied to `/harness-out`, or "" if it did not.
+    pub fn file(&self, name: &str) -> String {
+        std::fs::read_to_string(self.out.path().join(name)).unwrap_or_default()
+    }
+
+    /// `property` of `unit`, or "" if absent.
+    pub fn prop(&self, unit: &str, property: &str) -> &str {
+        self.units
+            .get(unit)
+            .and_then(|p| p.get(property))
+            .map_or("", String::as_str)
+    }
+
+    /// A monotonic timestamp property in microseconds (0 when never reached).
+    pub fn usec(&self, unit: &str, property: &str) -> u64 {
+        self.prop(unit, property).parse().unwrap_or(0)
+    }
 }
 
 impl Boot<'_> {
     /// Boots `harness.target` (which wants every unit) and powers off once a collector unit,
     /// ordered after all of them, has saved `systemctl show` for each.
     pub fn run(&self) -> Result<UnitProperties, String> {
+        self.boot().map(|r| r.units)
+    }
+
+    /// As [`Self::run`], keeping the journal and the collector's files.
+    pub fn boot(&self) -> Result<BootResult, String> {
         let dir = scratch_dir("nspawn")?;
-        let out = dir.path().join("out");
-        std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
-        let names: Vec<&str> = self.units.iter().map(|(n, _)| n.as_str()).collect();
+        let out = scratch_dir("nspawn-out")?;
+        let names: Vec<String> = self.units.iter().map(|(n, _)| n.clone()).collect();
+        let or_names = |v: &Vec<String>| {
+            if v.is_empty() {
+                names.join(" ")
+            } else {
+                v.join(" ")
+            }
+        };
+        let report = or_names(&self.report);
         let collector = format!(
-            "[Unit]\nDescription=harness: collect unit results\nAfter={units}\n\
-             [Service]\nType=oneshot\n\
-             ExecStart=/bin/sh -c 'systemctl show -p {PROPERTIES} {units} > /harness-out/show; \
-             systemctl --no-block poweroff'\n",
-            units = names.join(" ")
+            "[Unit]\nDescription=harness: collect unit results\nAfter={report}\n\
+             [Service]\nType=oneshot\nTimeoutStartSec=infinity\n\
+             ExecStart=-/bin/sh /harness-out/before-collect.sh\n\
+             ExecStart=/bin/sh -c 'systemctl show -p {PROPERTIES} {report} > /harness-out/show; \
+             journalctl -b -o short-monotonic --no-pager > /harness-out/journal; \
+             systemctl --no-block poweroff'\n"
         );
+        // A script file, so the shell's `$` and `%` reach sh instead of systemd's expansion.
+        std::fs::write(out.path().join("before-collect.sh"), &self.before_collect)
+            .map_err(|e| e.to_string())?;
         let target = format!(
             "[Unit]\nDescription=harness test boot\nWants={} harness-collect.service\nAllowIsolate=yes\n",
-            names.join(" ")
+            or_names(&self.wants)
         );
         let mut files: Vec<(String, String)> = self.units.clone();
         files.push(("harness-collect.service".into(), collector));
         files.push(("harness.target".into(), target));
-        let mut binds = vec![format!("--bind={}:/harness-out", out.display())];
-        for (name, text) in &files {
-            let p = dir.path().join(name);
-            std::fs::write(&p, text).map_err(|e| e.to_string())?;
-            binds.push(format!(
-                "--bind-ro={}:/etc/systemd/system/{name}",
-                p.display()
-            ));
+        // A persistent journal on the host: what a boot that never reaches the collector did.
+        let journal_dir = dir.path().join("journal");
+        std::fs::create_dir_all(&journal_dir).map_err(|e| e.to_string())?;
+        let mut binds = vec![
+            format!("--bind={}:/harness-out", out.path().display()),
+            format!("--bind={}:/var/log/journal", journal_dir.display()),
+        ];
+        match self.system_dir {
+            Some(system) => {
+                for (name, text) in &files {
+                    std::fs::write(system.join(name), text).map_err(|e| e.to_string())?;
+                }
+                binds.push(format!("--bind={}:/etc/systemd/system", system.display()));
+            }
+            None => {
+                for (name, text) in &files {
+                    let p = dir.path().join(name);
+                    std::fs::write(&p, text).map_err(|e| e.to_string())?;
+                    binds.push(format!(
+                        "--bind-ro={}:/etc/systemd/system/{name}",
+                        p.display()
+                    ));
+                }
+            }
+        }
+        if let Some(usr) = self.usr_overlay {
+            binds.push(format!("--overlay-ro=/usr:{}:/usr", usr.display()));
         }
         for (host, guest) in &self.binds_ro {
             binds.push(format!("--bind-ro={host}:{guest}"));
@@ -67,14 +146,21 @@ impl Boot<'_> {
             binds.push(format!("--bind={host}:{guest}"));
         }
         let network = match self.netns {
-            Some(ns) => format!("--network-namespace-path=/run/netns/{}", ns.name()),
+            // --private-network as well: without it nspawn joins the namespace but drops
+            // CAP_NET_ADMIN and leaves /proc/sys/net read-only (NetworkManager cannot work).
+            Some(ns) => format!(
+                "--network-namespace-path=/run/netns/{} --private-network",
+                ns.name()
+            ),
             None => "--private-network".into(),
         };
         // A private mount namespace with a tmpfs on /run/systemd keeps nspawn's state off the
-        // host (without it, /run/systemd/nspawn* stays behind).
+        // host (without it, /run/systemd/nspawn* stays behind). No resolv.conf is copied in:
+        // the units under test own it.
         let script = format!(
             "mount -n -t tmpfs none /run/systemd && exec systemd-nspawn --quiet --directory=/ \
-             --volatile=yes {network} --register=no --keep-unit --console=read-only {binds} \
+             --volatile=yes {network} --register=no --keep-unit --console=read-only \
+             --resolv-conf=off {binds} \
              --boot -- systemd.unit=harness.target systemd.firstboot=off \
              systemd.mask=systemd-networkd-wait-online.service systemd.mask=systemd-networkd.service",
             binds = binds.join(" ")
@@ -95,13 +181,30 @@ impl Boot<'_> {
             &script,
         ]));
         remove_nspawn_cgroups();
-        let show = std::fs::read_to_string(out.join("show")).map_err(|_| {
+        let show = std::fs::read_to_string(out.path().join("show")).map_err(|_| {
+            let journal = output(
+                Command::new("journalctl")
+                    .arg("-D")
+                    .arg(&journal_dir)
+                    .args(["-o", "short-monotonic", "--no-pager"]),
+            )
+            .unwrap_or_else(|e| e);
+            // What the services said, without systemd's start/stop bookkeeping.
+            let said: Vec<&str> = journal
+                .lines()
+                .filter(|l| !l.contains(" systemd[1]: ") || l.contains("ailed"))
+                .collect();
             format!(
-                "the boot did not reach the collector: {}",
-                log.err().unwrap_or_default()
+                "the boot did not reach the collector: {}\n--- its journal\n{}",
+                log.err().unwrap_or_default(),
+                said[said.len().saturating_sub(150)..].join("\n")
             )
         })?;
-        Ok(parse_show(&show))
+        Ok(BootResult {
+            units: parse_show(&show),
+            journal: std::fs::read_to_string(out.path().join("journal")).unwrap_or_default(),
+            out,
+        })
     }
 }
 

@@ -58,9 +58,13 @@ fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn run(dest: &Path) -> anyhow::Result<()> {
+/// Installs the tree into `dest`, with release binaries or those in `bin_dir`.
+pub fn run(dest: &Path, bin_dir: Option<&Path>) -> anyhow::Result<()> {
     for (name, mut cmd) in daemons() {
-        let bin = release_binary(name)?;
+        let bin = match bin_dir {
+            Some(dir) => dir.join(name),
+            None => release_binary(name)?,
+        };
         install(&bin, &dest.join("usr/bin").join(name), 0o755)?;
         install(
             &root().join("units/config").join(format!("{name}.toml")),

@@ -33,6 +33,10 @@ enum Cmd {
     Dist {
         #[arg(long, value_name = "DIR")]
         destdir: std::path::PathBuf,
+        /// Install the binaries found in DIR (already built, e.g. target/debug) instead of
+        /// building release ones.
+        #[arg(long, value_name = "DIR")]
+        bin_dir: Option<std::path::PathBuf>,
     },
     /// The source RPM and one binary RPM per daemon, from the committed tree (offline, vendored
     /// crates, reproducible).
@@ -71,7 +75,7 @@ fn main() -> anyhow::Result<()> {
             deps::install()?;
             test::run()
         }
-        Cmd::Dist { destdir } => dist::run(&destdir),
+        Cmd::Dist { destdir, bin_dir } => dist::run(&destdir, bin_dir.as_deref()),
         Cmd::Rpm => rpm::build(),
         Cmd::Licenses => licenses::run(),
         Cmd::Demo => {

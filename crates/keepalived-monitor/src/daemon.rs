@@ -128,10 +128,6 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
     }
     let mut changes = ChangeStream::subscribe(Duration::from_millis(20))?;
     let mut reader = NetlinkReader::connect()?;
-    let (tx, mut files) = tokio::sync::mpsc::unbounded_channel();
-    let mut watcher = notify::recommended_watcher(move |ev| {
-        let _ = tx.send(ev);
-    })?;
     let (kube_tx, mut kube_changes) = tokio::sync::mpsc::unbounded_channel();
     let source = Peers::start(&s, kube_tx);
     let (api_tx, mut api_events) = tokio::sync::mpsc::unbounded_channel();
@@ -140,6 +136,22 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
     }
     let mut watched_files = vec![s.node_ip_file(false), s.mode_files()[0].clone()];
     watched_files.extend(source.file().map(Path::to_path_buf));
+    let (tx, mut files) = tokio::sync::mpsc::unbounded_channel();
+    let inputs = watched_files.clone();
+    let mut watcher = notify::recommended_watcher(move |ev: notify::Result<notify::Event>| {
+        // Only changes of an input (or of a directory on its way) wake the loop: the loop's
+        // own reads of the inputs are events too, and would wake it forever.
+        let relevant = ev.as_ref().map_or(true, |ev| {
+            !matches!(ev.kind, notify::EventKind::Access(_))
+                && ev
+                    .paths
+                    .iter()
+                    .any(|p| inputs.iter().any(|f| f.starts_with(p)))
+        });
+        if relevant {
+            let _ = tx.send(ev);
+        }
+    })?;
     let mut watched: Vec<PathBuf> = Vec::new();
     let mut rewatch = |watcher: &mut notify::RecommendedWatcher| {
         for f in &watched_files {
@@ -187,12 +199,18 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
         }
         tokio::select! {
             _ = term.recv() => break,
-            c = changes.next() => tracing::debug!("network change: {c:?}"),
+            c = changes.next() => match c {
+                Some(c) => tracing::debug!("network change: {c:?}"),
+                // Without it address moves go unseen: exit, systemd restarts the monitor.
+                None => anyhow::bail!("the netlink change stream closed"),
+            },
             _ = files.recv() => {
                 while files.try_recv().is_ok() {}
                 rewatch(&mut watcher);
             }
-            _ = kube_changes.recv() => {
+            // `Some`: with the file source the sender is gone, and a closed channel would be
+            // ready forever (a busy loop).
+            Some(()) = kube_changes.recv() => {
                 // One rebuild for a burst of watch events.
                 while kube_changes.try_recv().is_ok() {}
                 tracing::debug!("node list changed");

@@ -85,6 +85,7 @@ fn systemd_method_starts_then_reloads_keepalived_service() {
         ],
         netns: Some(&ns),
         timeout: Some(std::time::Duration::from_secs(90)),
+        ..Boot::default()
     };
     let units = boot.run().unwrap();
     let read = |f: &str| {

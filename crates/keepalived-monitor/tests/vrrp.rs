@@ -348,6 +348,48 @@ fn flapping_inputs_do_not_cause_a_reload_storm() {
     );
 }
 
+/// CPU time (user + system, in clock ticks) a process has used so far.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+#[test]
+fn an_idle_monitor_sleeps() {
+    if !require_root("an_idle_monitor_sleeps") {
+        return;
+    }
+    // One node alone in the peer list: its candidate is refused (split-brain rule), so nothing
+    // is ever written and the monitor has nothing to do but wait for changes.
+    let mut c = cluster(1, "");
+    let n = &mut c.nodes[0];
+    start_monitor(n);
+    assert!(wait_for(Duration::from_secs(5), || n
+        .monitor_log()
+        .contains("split-brain")));
+    let pid = n.monitor.as_ref().unwrap().id();
+    let before = cpu_ticks(pid);
+    std::thread::sleep(Duration::from_secs(2));
+    let used = cpu_ticks(pid) - before;
+    // 100 ticks per second: a busy loop uses ~200 here, a waiting daemon 0.
+    assert!(
+        used <= 10,
+        "{used} ticks of CPU in 2 s idle\n{}",
+        n.monitor_log()
+            .lines()
+            .take(5)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    // Once per input change (the link's IPv6 address settling is one), not once per loop turn:
+    // a busy loop logged thousands here.
+    let refusals = n.monitor_log().matches("split-brain").count();
+    assert!(refusals <= 3, "{refusals} refusals logged");
+}
+
 /// Every message written to a control socket, with when it arrived.
 fn record_socket(path: &std::path::Path) -> std::sync::mpsc::Receiver<(Instant, String)> {
     let listener = std::os::unix::net::UnixListener::bind(path).unwrap();

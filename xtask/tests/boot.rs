@@ -1,0 +1,454 @@
+//! The units as `cargo xtask dist` installs them, booted by real systemd (systemd-nspawn) joined
+//! to a node namespace with an uplink to an upstream network: NetworkManager with OVS and the
+//! system bus run inside the container as units, OVS's daemons run in the namespace (the
+//! container's `openvswitch.service` stands for them). The order is read from systemd's own
+//! timestamps, the results from the node's files and links.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use integration::keepalived::PASSING_SCRIPTS;
+use integration::network_manager::CONF_D;
+use integration::node::{PREFIX_LEN, ROUTER, Upstream, ZONE, node_address};
+use integration::nspawn::{Boot, BootResult};
+use integration::ovs::Ovs;
+use integration::{Netns, nm_ovs_build, require_root, scratch_dir};
+
+const SERVICES: [&str; 4] = [
+    "nodeip-configuration.service",
+    "ovs-configuration.service",
+    "resolv-prepender.service",
+    "keepalived-monitor.service",
+];
+
+const API_VIP: &str = "198.51.100.5";
+const INGRESS_VIP: &str = "198.51.100.4";
+
+/// Units reported in every boot.
+const REPORT: &str = "systemd-tmpfiles-setup.service NetworkManager.service \
+    NetworkManager-wait-online.service openvswitch.service nodeip-configuration.service \
+    ovs-configuration.service kubelet-dependencies.target kubelet.service \
+    resolv-prepender.service keepalived-monitor.service keepalived.service";
+
+/// NetworkManager as MCO configures it on on-prem nodes (`rc-manager=unmanaged`: NM writes
+/// /run/NetworkManager/resolv.conf, resolv-prepender owns /etc/resolv.conf), with the
+/// harness's keyfile-only, no-polkit basics.
+const NM_CONF: &str = "[main]\nplugins=keyfile\nauth-polkit=false\ndhcp=internal\n\
+    rc-manager=unmanaged\nno-auto-default=*\nhostname-mode=none\nsystemd-resolved=false\n\
+    [logging]\nlevel=INFO\n";
+
+/// Stand-ins for what RHCOS and OpenShift provide around our units.
+fn stand_ins() -> Vec<(String, String)> {
+    let nm = nm_ovs_build::current();
+    vec![
+        (
+            "NetworkManager.service".into(),
+            format!(
+                "[Unit]\nDescription=NetworkManager with OVS (the harness build)\n\
+                 Requires=dbus.socket\nAfter=dbus.socket\nBefore=network.target\n\
+                 [Service]\nType=dbus\nBusName=org.freedesktop.NetworkManager\n\
+                 Environment=HARNESS_NM_OVS_DEFAULT_DATAPATH_TYPE=netdev HARNESS_NM_OVS_NETDEV_HWADDR=1\n\
+                 StateDirectory=NetworkManager\n\
+                 ExecStart={}/sbin/NetworkManager --no-daemon --config=/harness/nm/NetworkManager.conf \
+                 --config-dir=/harness/nm/conf.d --system-config-dir=/harness/nm/sys.d\n",
+                nm.display()
+            ),
+        ),
+        (
+            "openvswitch.service".into(),
+            "[Unit]\nDescription=Open vSwitch (stand-in: ovsdb-server and ovs-vswitchd run in the node namespace)\n\
+             [Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/usr/bin/ovs-vsctl --timeout=10 show\n"
+                .into(),
+        ),
+        (
+            "kubelet-dependencies.target".into(),
+            "[Unit]\nDescription=Dependencies necessary to run kubelet (stand-in)\n".into(),
+        ),
+        // Records the node IP its environment got from 20-nodenet.conf: present only if
+        // nodeip-configuration's daemon-reload happened before kubelet started. Restarts on
+        // failure as kubelet does, which is what the resolv-prepender gate relies on.
+        (
+            "kubelet.service".into(),
+            "[Unit]\nDescription=kubelet (stand-in)\nRequires=kubelet-dependencies.target\n\
+             After=kubelet-dependencies.target\n\
+             [Service]\nType=oneshot\nRemainAfterExit=yes\nRestart=on-failure\nRestartSec=1\n\
+             ExecStart=/bin/sh -c 'echo \"$KUBELET_NODE_IP\" > /run/kubelet-node-ip'\n"
+                .into(),
+        ),
+    ]
+}
+
+/// Copies the collector makes of the node's state.
+const COLLECT: &str = r#"
+cp /run/nodeip-configuration/primary-ip /harness-out/ 2>/dev/null
+cp /etc/resolv.conf /harness-out/resolv.conf 2>/dev/null
+cp /etc/keepalived/keepalived.conf /harness-out/ 2>/dev/null
+cp /etc/systemd/system/kubelet.service.d/20-nodenet.conf /harness-out/ 2>/dev/null
+cp /run/kubelet-node-ip /harness-out/ 2>/dev/null
+test -e /run/resolv-prepender-kni-conf-done && echo yes > /harness-out/done-flag
+ip -br addr > /harness-out/addr
+ip route > /harness-out/route
+ping -c1 -W2 198.51.100.1 > /harness-out/ping 2>&1 && echo ok >> /harness-out/ping
+"#;
+
+/// One node: upstream network, namespace with uplink `ens3`, OVS, and the staged install.
+struct NodeBoot {
+    _ovs: Ovs,
+    ns: Netns,
+    _up: Upstream,
+    dir: tempfile::TempDir,
+}
+
+impl NodeBoot {
+    fn new() -> NodeBoot {
+        let dir = scratch_dir("boot").unwrap();
+        let mut up = Upstream::start(1, &[]).unwrap();
+        let ns = Netns::new("boot").unwrap();
+        up.attach(&ns, "ens3", &integration::node::node_mac(1))
+            .unwrap();
+        ns.sysctl("net.ipv4.conf.ens3.rp_filter", "1").unwrap();
+        let ovs = Ovs::start(&ns, &dir.path().join("openvswitch")).unwrap();
+        let b = NodeBoot {
+            _ovs: ovs,
+            ns,
+            _up: up,
+            dir,
+        };
+        b.install();
+        b
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// `cargo xtask dist` with this build's binaries, then what MCO does on a node: enable the
+    /// units (`systemctl --root`) and template the configuration files.
+    fn install(&self) {
+        let xtask = Path::new(env!("CARGO_BIN_EXE_xtask"));
+        let bins = xtask.parent().unwrap();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        run(Command::new(env!("CARGO")).current_dir(root).args([
+            "build",
+            "--quiet",
+            "--bins",
+            "--workspace",
+        ]));
+        let dist = self.path("dist");
+        run(Command::new(xtask)
+            .args(["dist", "--destdir"])
+            .arg(&dist)
+            .arg("--bin-dir")
+            .arg(bins));
+        // The staging root `systemctl --root` enables in; its etc/systemd/system becomes the
+        // container's.
+        let stage = self.path("stage");
+        let system = stage.join("etc/systemd/system");
+        fs::create_dir_all(&system).unwrap();
+        let lib = stage.join("usr/lib/systemd/system");
+        copy_dir(&dist.join("usr/lib/systemd/system"), &lib);
+        for (name, text) in stand_ins() {
+            fs::write(system.join(name), text).unwrap();
+        }
+        run(Command::new("systemctl")
+            .arg(format!("--root={}", stage.display()))
+            .arg("enable")
+            .args(SERVICES));
+        let etc = self.path("etc");
+        copy_dir(&dist.join("etc"), &etc);
+        template(
+            &etc.join("nodeip-selector/config.toml"),
+            &format!("ips = [\"{API_VIP}\", \"{INGRESS_VIP}\"]\nplatform = \"BareMetal\"\n"),
+        );
+        template(
+            &etc.join("resolv-prepender/config.toml"),
+            &format!("base-domain = \"{ZONE}\"\n"),
+        );
+        template(
+            &etc.join("keepalived-monitor/config.toml"),
+            &format!(
+                "cluster-name = \"boot\"\nrole = \"master\"\napi-vips = [\"{API_VIP}\"]\n\
+                 ingress-vips = [\"{INGRESS_VIP}\"]\npeer-source = \"file\"\ndebounce-ms = 500\n{PASSING_SCRIPTS}"
+            ),
+        );
+        fs::write(
+            etc.join("keepalived-monitor/peers.toml"),
+            format!(
+                "[[node]]\nname = \"master-0\"\nrole = \"master\"\naddresses = [\"{}\"]\n",
+                node_address(1)
+            ),
+        )
+        .unwrap();
+        // NetworkManager: its configuration, the node's original uplink profile, its bus policy.
+        let nm = self.path("nm");
+        fs::create_dir_all(nm.join("conf.d")).unwrap();
+        fs::create_dir_all(nm.join("sys.d")).unwrap();
+        fs::write(nm.join("NetworkManager.conf"), NM_CONF).unwrap();
+        for (name, text) in CONF_D {
+            fs::write(nm.join("conf.d").join(name), text).unwrap();
+        }
+        let conns = self.path("system-connections");
+        fs::create_dir_all(&conns).unwrap();
+        let keyfile = conns.join("ens3.nmconnection");
+        fs::write(
+            &keyfile,
+            format!(
+                "[connection]\nid=ens3\nuuid=5fb06bd0-0bb0-7ffb-45f1-d6edd65f3e03\ntype=ethernet\n\
+                 interface-name=ens3\nautoconnect=true\n[ethernet]\n[ipv4]\nmethod=manual\n\
+                 address1={}/{PREFIX_LEN},{ROUTER}\ndns={ROUTER};\ndns-search={ZONE};\n\
+                 [ipv6]\nmethod=disabled\n",
+                node_address(1)
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&keyfile, fs::Permissions::from_mode(0o600)).unwrap();
+    }
+
+    /// Writes the user's NMState file (`/etc/nmstate/openshift/cluster.yml`).
+    fn nmstate(&self, text: &str) {
+        let d = self.path("nmstate/openshift");
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join("cluster.yml"), text).unwrap();
+    }
+
+    /// Boots harness.target (kubelet and multi-user.target), waits in the collector until
+    /// `ready` (a shell condition) holds or 90 s passed, then collects.
+    fn boot(&self, ready: &str) -> BootResult {
+        let p = |rel: &str| self.path(rel).display().to_string();
+        let nm_prefix = nm_ovs_build::CACHE_ROOT;
+        let mut binds_ro = vec![
+            (p("nm"), "/harness/nm".into()),
+            (nm_prefix.into(), nm_prefix.into()),
+            (
+                nm_ovs_build::current()
+                    .join("share/dbus-1/system.d/org.freedesktop.NetworkManager.conf")
+                    .display()
+                    .to_string(),
+                "/etc/dbus-1/system.d/org.freedesktop.NetworkManager.conf".into(),
+            ),
+            (
+                p("etc/default/nodeip-configuration"),
+                "/etc/default/nodeip-configuration".into(),
+            ),
+        ];
+        for daemon in [
+            "nodeip-selector",
+            "ovs-bridge-configurator",
+            "resolv-prepender",
+            "keepalived-monitor",
+        ] {
+            binds_ro.push((p(&format!("etc/{daemon}")), format!("/etc/{daemon}")));
+        }
+        if self.path("nmstate").exists() {
+            binds_ro.push((p("nmstate"), "/etc/nmstate".into()));
+        }
+        let system = self.path("stage/etc/systemd/system");
+        let boot = Boot {
+            binds_ro,
+            binds: vec![
+                (
+                    p("system-connections"),
+                    "/etc/NetworkManager/system-connections".into(),
+                ),
+                (p("openvswitch"), "/run/openvswitch".into()),
+            ],
+            netns: Some(&self.ns),
+            timeout: Some(Duration::from_secs(120)),
+            wants: vec!["kubelet.service".into(), "multi-user.target".into()],
+            report: REPORT.split_whitespace().map(str::to_owned).collect(),
+            before_collect: format!(
+                "i=0; until {{ {ready}; }} || [ $i -ge 180 ]; do sleep 0.5; i=$((i+1)); done\n{COLLECT}"
+            ),
+            system_dir: Some(&system),
+            usr_overlay: Some(&self.path("dist/usr")),
+            ..Boot::default()
+        };
+        boot.boot().unwrap()
+    }
+}
+
+fn run(cmd: &mut Command) {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            copy_dir(&p, &to.join(p.file_name().unwrap()));
+        } else {
+            fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+}
+
+/// Appends MCO's values to a shipped (fully commented) configuration file.
+fn template(path: &Path, values: &str) {
+    let mut text = fs::read_to_string(path).unwrap();
+    text.push_str("\n# templated by the test, as MCO would\n");
+    text.push_str(values);
+    fs::write(path, text).unwrap();
+}
+
+/// `a` finished no later than `b` started (both monotonic µs, both reached).
+fn before(r: &BootResult, a: (&str, &str), b: (&str, &str)) -> bool {
+    let (ta, tb) = (r.usec(a.0, a.1), r.usec(b.0, b.1));
+    ta > 0 && tb > 0 && ta <= tb
+}
+
+fn context(r: &BootResult) -> String {
+    format!(
+        "{:#?}\n--- addr\n{}--- route\n{}--- journal (ours and NM)\n{}",
+        r.units,
+        r.file("addr"),
+        r.file("route"),
+        r.journal
+            .lines()
+            .filter(|l| [
+                "nodeip-configuration",
+                "ovs-configuration",
+                "resolv-prepender",
+                "keepalived",
+                "NetworkManager",
+                "systemd[1]",
+                "kubelet",
+                "nmstate",
+            ]
+            .iter()
+            .any(|k| l.contains(k)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    )
+}
+
+#[test]
+fn units_boot_a_node_in_order() {
+    if !require_root("units_boot_a_node_in_order") {
+        return;
+    }
+    let node = NodeBoot::new();
+    let r = node.boot(
+        "systemctl is-active -q kubelet.service && systemctl is-active -q keepalived.service \
+         && ip -br addr show br-ex | grep -q ' 198.51.100.5/'",
+    );
+    let ctx = context(&r);
+    let ip = node_address(1);
+    for unit in [
+        "nodeip-configuration.service",
+        "ovs-configuration.service",
+        "kubelet-dependencies.target",
+        "kubelet.service",
+        "resolv-prepender.service",
+        "keepalived-monitor.service",
+        "keepalived.service",
+    ] {
+        assert_eq!(r.prop(unit, "Result"), "success", "{unit}\n{ctx}");
+    }
+    for unit in [
+        "kubelet-dependencies.target",
+        "kubelet.service",
+        "resolv-prepender.service",
+        "keepalived-monitor.service",
+        "keepalived.service",
+    ] {
+        assert_eq!(r.prop(unit, "ActiveState"), "active", "{unit}\n{ctx}");
+    }
+    // The order, from systemd's timestamps (a oneshot without RemainAfterExit is done when it
+    // re-enters "inactive").
+    let nodeip_done = (
+        "nodeip-configuration.service",
+        "InactiveEnterTimestampMonotonic",
+    );
+    let ovs_done = (
+        "ovs-configuration.service",
+        "InactiveEnterTimestampMonotonic",
+    );
+    let started = |u| (u, "InactiveExitTimestampMonotonic");
+    let active = |u| (u, "ActiveEnterTimestampMonotonic");
+    for (a, b, what) in [
+        (
+            active("NetworkManager-wait-online.service"),
+            started("nodeip-configuration.service"),
+            "NM online before nodeip-configuration",
+        ),
+        (
+            nodeip_done,
+            started("ovs-configuration.service"),
+            "nodeip-configuration finished before ovs-configuration started",
+        ),
+        (
+            active("openvswitch.service"),
+            started("ovs-configuration.service"),
+            "openvswitch before ovs-configuration",
+        ),
+        (
+            ovs_done,
+            active("kubelet-dependencies.target"),
+            "ovs-configuration before kubelet-dependencies.target",
+        ),
+        (
+            active("kubelet-dependencies.target"),
+            active("kubelet.service"),
+            "kubelet after its dependencies",
+        ),
+        (
+            ovs_done,
+            started("keepalived-monitor.service"),
+            "keepalived-monitor after ovs-configuration",
+        ),
+        (
+            started("keepalived-monitor.service"),
+            started("keepalived.service"),
+            "keepalived started by the monitor's first render",
+        ),
+    ] {
+        assert!(before(&r, a, b), "{what}: {a:?} <= {b:?}\n{ctx}");
+    }
+    // The results.
+    assert_eq!(r.file("primary-ip"), ip, "{ctx}");
+    assert!(
+        r.file("20-nodenet.conf")
+            .contains(&format!("KUBELET_NODE_IP={ip}")),
+        "{ctx}"
+    );
+    assert_eq!(
+        r.file("kubelet-node-ip").trim(),
+        ip,
+        "kubelet saw the drop-in: the daemon-reload came first\n{ctx}"
+    );
+    let br_ex = r
+        .file("addr")
+        .lines()
+        .find(|l| l.starts_with("br-ex "))
+        .unwrap_or_default()
+        .to_owned();
+    assert!(br_ex.contains(&format!(" {ip}/{PREFIX_LEN}")), "{ctx}");
+    assert!(
+        r.file("route")
+            .lines()
+            .any(|l| l.starts_with("default") && l.contains("dev br-ex")),
+        "{ctx}"
+    );
+    assert!(r.file("ping").contains("ok"), "{ctx}");
+    let resolv = r.file("resolv.conf");
+    assert_eq!(
+        resolv.lines().find(|l| l.starts_with("nameserver")),
+        Some(format!("nameserver {ip}").as_str()),
+        "{resolv}\n{ctx}"
+    );
+    assert!(resolv.contains(&format!("nameserver {ROUTER}")), "{resolv}");
+    assert_eq!(r.file("done-flag").trim(), "yes", "{ctx}");
+    let conf = r.file("keepalived.conf");
+    assert!(conf.contains("interface br-ex"), "{conf}");
+    assert!(conf.contains(&format!("unicast_src_ip {ip}")), "{conf}");
+    assert!(br_ex.contains(&format!(" {API_VIP}/")), "VIP held\n{ctx}");
+}

@@ -23,6 +23,14 @@ const SERVICES: [&str; 4] = [
     "keepalived-monitor.service",
 ];
 
+/// The host's Open vSwitch units, masked in the container: `openvswitch.service` stands in.
+const DEBIAN_OVS_UNITS: [&str; 4] = [
+    "ovsdb-server.service",
+    "ovs-vswitchd.service",
+    "openvswitch-switch.service",
+    "ovs-record-hostname.service",
+];
+
 const API_VIP: &str = "198.51.100.5";
 const INGRESS_VIP: &str = "198.51.100.4";
 
@@ -156,6 +164,11 @@ impl NodeBoot {
             .arg(format!("--root={}", stage.display()))
             .arg("enable")
             .args(SERVICES));
+        // Debian's own OVS units would start a second ovsdb-server on the shared run dir.
+        run(Command::new("systemctl")
+            .arg(format!("--root={}", stage.display()))
+            .arg("mask")
+            .args(DEBIAN_OVS_UNITS));
         let etc = self.path("etc");
         copy_dir(&dist.join("etc"), &etc);
         template(
@@ -173,14 +186,17 @@ impl NodeBoot {
                  ingress-vips = [\"{INGRESS_VIP}\"]\npeer-source = \"file\"\ndebounce-ms = 500\n{PASSING_SCRIPTS}"
             ),
         );
-        fs::write(
-            etc.join("keepalived-monitor/peers.toml"),
-            format!(
-                "[[node]]\nname = \"master-0\"\nrole = \"master\"\naddresses = [\"{}\"]\n",
-                node_address(1)
-            ),
-        )
-        .unwrap();
+        // Three masters (a lone master is refused: split-brain rule); the other two are
+        // not booted, so this node's keepalived becomes master.
+        let peers: String = (1..=3)
+            .map(|i| {
+                format!(
+                    "[[node]]\nname = \"master-{i}\"\nrole = \"master\"\naddresses = [\"{}\"]\n",
+                    node_address(i)
+                )
+            })
+            .collect();
+        fs::write(etc.join("keepalived-monitor/peers.toml"), peers).unwrap();
         // NetworkManager: its configuration, the node's original uplink profile, its bus policy.
         let nm = self.path("nm");
         fs::create_dir_all(nm.join("conf.d")).unwrap();
@@ -345,7 +361,6 @@ fn units_boot_a_node_in_order() {
     for unit in [
         "nodeip-configuration.service",
         "ovs-configuration.service",
-        "kubelet-dependencies.target",
         "kubelet.service",
         "resolv-prepender.service",
         "keepalived-monitor.service",

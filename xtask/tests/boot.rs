@@ -105,7 +105,7 @@ ping -c1 -W2 198.51.100.1 > /harness-out/ping 2>&1 && echo ok >> /harness-out/pi
 struct NodeBoot {
     _ovs: Ovs,
     ns: Netns,
-    _up: Upstream,
+    up: Upstream,
     dir: tempfile::TempDir,
 }
 
@@ -121,7 +121,7 @@ impl NodeBoot {
         let b = NodeBoot {
             _ovs: ovs,
             ns,
-            _up: up,
+            up,
             dir,
         };
         b.install();
@@ -466,4 +466,119 @@ fn units_boot_a_node_in_order() {
     assert!(conf.contains("interface br-ex"), "{conf}");
     assert!(conf.contains(&format!("unicast_src_ip {ip}")), "{conf}");
     assert!(br_ex.contains(&format!(" {API_VIP}/")), "VIP held\n{ctx}");
+}
+
+/// CLOCK_MONOTONIC in microseconds: the clock of systemd's `*TimestampMonotonic` properties.
+fn monotonic_usec() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    assert_eq!(
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) },
+        0
+    );
+    ts.tv_sec as u64 * 1_000_000 + ts.tv_nsec as u64 / 1_000
+}
+
+#[test]
+fn nodeip_configuration_waits_for_a_late_uplink() {
+    if !require_root("nodeip_configuration_waits_for_a_late_uplink") {
+        return;
+    }
+    let node = NodeBoot::new();
+    // The switch port is down: ens3 has no carrier, NetworkManager cannot bring up its
+    // profile, and the node has no address when nodeip-configuration starts.
+    node.up.ns.ip(&["link", "set", "p1", "down"]).unwrap();
+    let (r, link_up) = std::thread::scope(|s| {
+        let boot = s.spawn(|| node.boot("systemctl is-active -q kubelet.service"));
+        let running = || {
+            Command::new("pgrep")
+                .args(["-f", "^/usr/bin/nodeip-selector set"])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        assert!(
+            integration::process::wait_for(Duration::from_secs(60), running),
+            "nodeip-configuration never ran"
+        );
+        // Let it find nothing and go back to waiting, then plug the cable.
+        std::thread::sleep(Duration::from_secs(3));
+        let link_up = monotonic_usec();
+        node.up.ns.ip(&["link", "set", "p1", "up"]).unwrap();
+        (boot.join().unwrap(), link_up)
+    });
+    let ctx = context(&r);
+    let unit = "nodeip-configuration.service";
+    assert_eq!(r.prop(unit, "Result"), "success", "{ctx}");
+    assert!(
+        r.usec(unit, "InactiveExitTimestampMonotonic") < link_up,
+        "started before the address existed\n{ctx}"
+    );
+    let done = r.usec(unit, "InactiveEnterTimestampMonotonic");
+    assert!(done > link_up, "finished after it appeared\n{ctx}");
+    assert_eq!(r.file("primary-ip"), node_address(1), "{ctx}");
+    assert_eq!(
+        r.prop("kubelet.service", "ActiveState"),
+        "active",
+        "the rest of the boot followed\n{ctx}"
+    );
+    assert!(
+        r.journal.contains("nodeip-configuration") && r.journal.contains("retry"),
+        "the wait is explained in the journal\n{ctx}"
+    );
+    eprintln!(
+        "address appeared {:.1} s after nodeip-configuration started; it finished {:.2} s later",
+        (link_up - r.usec(unit, "InactiveExitTimestampMonotonic")) as f64 / 1e6,
+        (done - link_up) as f64 / 1e6
+    );
+}
+
+#[test]
+fn a_failed_ovs_configuration_keeps_the_uplink() {
+    if !require_root("a_failed_ovs_configuration_keeps_the_uplink") {
+        return;
+    }
+    let node = NodeBoot::new();
+    node.nmstate("interfaces:\n- name: br-ex\n  type: ovs-bridge\n  bridge: [unclosed\n");
+    let r = node.boot("systemctl is-failed -q ovs-configuration.service && sleep 2");
+    let ctx = context(&r);
+    let unit = "ovs-configuration.service";
+    assert_eq!(r.prop(unit, "Result"), "exit-code", "{ctx}");
+    assert_eq!(
+        r.prop(unit, "ExecMainStatus"),
+        "2",
+        "bad input: exit 2\n{ctx}"
+    );
+    assert!(
+        r.journal
+            .lines()
+            .any(|l| l.contains("ovs-configuration[") && l.contains("cluster.yml")),
+        "the error names the file\n{ctx}"
+    );
+    assert_ne!(
+        r.prop("kubelet-dependencies.target", "ActiveState"),
+        "active",
+        "kubelet's dependencies are not met\n{ctx}"
+    );
+    assert_ne!(r.prop("kubelet.service", "ActiveState"), "active", "{ctx}");
+    let ens3 = r
+        .file("addr")
+        .lines()
+        .find(|l| l.starts_with("ens3"))
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        ens3.contains(&format!(" {}/{PREFIX_LEN}", node_address(1))),
+        "the uplink keeps the node IP\n{ctx}"
+    );
+    assert!(
+        r.file("route")
+            .lines()
+            .any(|l| l.starts_with("default") && l.contains("dev ens3")),
+        "{ctx}"
+    );
+    assert!(!r.file("addr").contains("br-ex"), "no bridge\n{ctx}");
+    assert!(r.file("ping").contains("ok"), "connectivity\n{ctx}");
 }

@@ -29,6 +29,41 @@ pub fn node_mac(index: u8) -> String {
     format!("52:54:00:c0:ee:{index:02x}")
 }
 
+/// br-ex for node 1 as an NMState document: the OVS bridge with ens3 and its internal interface
+/// carrying the node IP and the default route.
+pub const NMSTATE_BR_EX: &str = "interfaces:
+- name: br-ex
+  type: ovs-interface
+  state: up
+  ipv4:
+    enabled: true
+    dhcp: false
+    address:
+    - ip: 198.51.100.11
+      prefix-length: 24
+  ipv6:
+    enabled: false
+- name: br-ex
+  type: ovs-bridge
+  state: up
+  bridge:
+    port:
+    - name: ens3
+    - name: br-ex
+- name: ens3
+  type: ethernet
+  state: up
+  ipv4:
+    enabled: false
+  ipv6:
+    enabled: false
+routes:
+  config:
+  - destination: 0.0.0.0/0
+    next-hop-address: 198.51.100.1
+    next-hop-interface: br-ex
+";
+
 /// The upstream namespace: Linux bridge `br0` with the router address, dnsmasq answering DNS
 /// for [`ZONE`] and handing out each node's fixed address by MAC.
 #[derive(Debug)]

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use integration::keepalived::PASSING_SCRIPTS;
 use integration::network_manager::CONF_D;
-use integration::node::{PREFIX_LEN, ROUTER, Upstream, ZONE, node_address};
+use integration::node::{NMSTATE_BR_EX, PREFIX_LEN, ROUTER, Upstream, ZONE, node_address};
 use integration::nspawn::{Boot, BootResult};
 use integration::ovs::Ovs;
 use integration::{Netns, nm_ovs_build, require_root, scratch_dir};
@@ -258,9 +258,7 @@ impl NodeBoot {
         ] {
             binds_ro.push((p(&format!("etc/{daemon}")), format!("/etc/{daemon}")));
         }
-        if self.path("nmstate").exists() {
-            binds_ro.push((p("nmstate"), "/etc/nmstate".into()));
-        }
+
         let system = self.path("stage/etc/systemd/system");
         let boot = Boot {
             binds_ro,
@@ -270,7 +268,15 @@ impl NodeBoot {
                     "/etc/NetworkManager/system-connections".into(),
                 ),
                 (p("openvswitch"), "/run/openvswitch".into()),
-            ],
+            ]
+            .into_iter()
+            // ovs-bridge-configurator records what it applied there.
+            .chain(
+                self.path("nmstate")
+                    .exists()
+                    .then(|| (p("nmstate"), "/etc/nmstate".into())),
+            )
+            .collect(),
             netns: Some(&self.ns),
             timeout: Some(Duration::from_secs(120)),
             wants: vec!["kubelet.service".into(), "multi-user.target".into()],
@@ -581,4 +587,44 @@ fn a_failed_ovs_configuration_keeps_the_uplink() {
     );
     assert!(!r.file("addr").contains("br-ex"), "no bridge\n{ctx}");
     assert!(r.file("ping").contains("ok"), "connectivity\n{ctx}");
+}
+
+#[test]
+fn an_nmstate_file_builds_br_ex_under_the_hardened_unit() {
+    if !require_root("an_nmstate_file_builds_br_ex_under_the_hardened_unit") {
+        return;
+    }
+    let node = NodeBoot::new();
+    node.nmstate(NMSTATE_BR_EX);
+    let r = node.boot("systemctl is-active -q kubelet.service");
+    let ctx = context(&r);
+    // nmstate (as a library, with only CAP_NET_ADMIN, a read-only /usr and the syscall filter)
+    // applied the file through NetworkManager.
+    assert_eq!(
+        r.prop("ovs-configuration.service", "Result"),
+        "success",
+        "{ctx}"
+    );
+    let br_ex = r
+        .file("addr")
+        .lines()
+        .find(|l| l.starts_with("br-ex "))
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        br_ex.contains(&format!(" {}/{PREFIX_LEN}", node_address(1))),
+        "{ctx}"
+    );
+    assert!(
+        r.file("route")
+            .lines()
+            .any(|l| l.starts_with("default") && l.contains("dev br-ex")),
+        "{ctx}"
+    );
+    assert_eq!(
+        fs::read_to_string(node.path("nmstate/openshift/applied")).unwrap_or_default(),
+        NMSTATE_BR_EX,
+        "recorded as applied\n{ctx}"
+    );
+    assert_eq!(r.prop("kubelet.service", "ActiveState"), "active", "{ctx}");
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use integration::node::{Node, ROUTER, Upstream, node_address};
+use integration::node::{NMSTATE_BR_EX, Node, ROUTER, Upstream, node_address};
 use integration::process::wait_for;
 use integration::require_root;
 
@@ -613,41 +613,6 @@ fn sigterm_during_apply_rolls_back() {
             .is_ok()
     );
 }
-
-/// br-ex as an NMState document: the OVS bridge with ens3 and its internal interface carrying
-/// the node IP and the default route.
-const NMSTATE_BR_EX: &str = "interfaces:
-- name: br-ex
-  type: ovs-interface
-  state: up
-  ipv4:
-    enabled: true
-    dhcp: false
-    address:
-    - ip: 198.51.100.11
-      prefix-length: 24
-  ipv6:
-    enabled: false
-- name: br-ex
-  type: ovs-bridge
-  state: up
-  bridge:
-    port:
-    - name: ens3
-    - name: br-ex
-- name: ens3
-  type: ethernet
-  state: up
-  ipv4:
-    enabled: false
-  ipv6:
-    enabled: false
-routes:
-  config:
-  - destination: 0.0.0.0/0
-    next-hop-address: 198.51.100.1
-    next-hop-interface: br-ex
-";
 
 #[test]
 fn declarative_nmstate_file_builds_br_ex_and_is_recorded() {

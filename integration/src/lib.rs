@@ -8,6 +8,7 @@
 //! under `CI=true` the same situation fails the test, so CI can never skip one silently.
 
 pub mod apiserver;
+pub mod cluster;
 pub mod dbus;
 pub mod dnsmasq;
 pub mod keepalived;

@@ -53,6 +53,16 @@ impl NetworkManager {
     /// Starts NM for `view` on `bus`, its configuration and log in `dir`, and waits for its
     /// startup to complete.
     pub fn start(view: &NodeView, bus: &DbusBus, dir: &Path) -> Result<NetworkManager, String> {
+        Self::start_with(view, bus, dir, &[])
+    }
+
+    /// As [`Self::start`], with extra `conf.d` files (name, content) after the harness's.
+    pub fn start_with(
+        view: &NodeView,
+        bus: &DbusBus,
+        dir: &Path,
+        extra: &[(&str, &str)],
+    ) -> Result<NetworkManager, String> {
         let prefix = nm_ovs_build::current();
         if !prefix.join("sbin/NetworkManager").exists() {
             return Err(format!(
@@ -64,7 +74,7 @@ impl NetworkManager {
             std::fs::create_dir_all(dir.join(d)).map_err(|e| e.to_string())?;
         }
         std::fs::write(dir.join("NetworkManager.conf"), CONFIG).map_err(|e| e.to_string())?;
-        for (name, text) in CONF_D {
+        for (name, text) in CONF_D.iter().chain(extra) {
             std::fs::write(dir.join("conf.d").join(name), text).map_err(|e| e.to_string())?;
         }
         let mut nm = NetworkManager {

@@ -15,6 +15,8 @@ use crate::view::NodeView;
 
 /// The machine network's router, DNS and DHCP server address.
 pub const ROUTER: &str = "198.51.100.1";
+/// The machine network's IPv6 router (no RA: nodes carry static IPv6 addresses).
+pub const ROUTER6: &str = "2001:db8:1::1";
 /// Prefix length of the machine network 198.51.100.0/24.
 pub const PREFIX_LEN: u8 = 24;
 /// The cluster's DNS zone served upstream.
@@ -23,6 +25,11 @@ pub const ZONE: &str = "cluster.example.test";
 /// The node's fixed address and MAC on the machine network, by index (1-based).
 pub fn node_address(index: u8) -> String {
     format!("198.51.100.{}", 10 + index)
+}
+
+/// The node's IPv6 address on the machine network (2001:db8:1::/64), by index (1-based).
+pub fn node_address6(index: u8) -> String {
+    format!("2001:db8:1::{}", 10 + index)
 }
 
 pub fn node_mac(index: u8) -> String {
@@ -81,6 +88,7 @@ impl Upstream {
         let ns = Netns::new("up")?;
         ns.bridge("br0")?;
         ns.addr("br0", &format!("{ROUTER}/{PREFIX_LEN}"), &[])?;
+        ns.addr("br0", &format!("{ROUTER6}/64"), &["nodad"])?;
         // Veth/bridge TX checksum offload leaves DHCP replies CHECKSUM_PARTIAL; OVS's userspace
         // datapath forwards them unchanged and the node's DHCP client drops them.
         ns.exec("ethtool", &["-K", "br0", "tx", "off"])?;
@@ -161,6 +169,15 @@ impl Node {
     /// Starts node `index` (1-based) attached to `upstream`. NetworkManager manages `ens3`
     /// but no profile exists yet.
     pub fn start(upstream: &mut Upstream, index: u8) -> Result<Node, String> {
+        Self::start_with(upstream, index, &[])
+    }
+
+    /// As [`Self::start`], with extra NetworkManager `conf.d` files.
+    pub fn start_with(
+        upstream: &mut Upstream,
+        index: u8,
+        nm_conf: &[(&str, &str)],
+    ) -> Result<Node, String> {
         let dir = scratch_dir(&format!("node{index}"))?;
         let ns = Netns::new(&format!("node{index}"))?;
         upstream.attach(&ns, "ens3", &node_mac(index))?;
@@ -170,7 +187,7 @@ impl Node {
         let view = NodeView::new(&ns, dir.path())?;
         let bus = DbusBus::start(&dir.path().join("dbus"))?;
         let ovs = Ovs::start(&ns, &view.run_dir().join("openvswitch"))?;
-        let nm = NetworkManager::start(&view, &bus, &dir.path().join("nm"))?;
+        let nm = NetworkManager::start_with(&view, &bus, &dir.path().join("nm"), nm_conf)?;
         Ok(Node {
             nm,
             ovs,

@@ -16,6 +16,9 @@ use integration::nspawn::{Boot, BootResult};
 use integration::ovs::Ovs;
 use integration::{Netns, nm_ovs_build, require_root, scratch_dir};
 
+mod common;
+use common::{run, workspace_binaries};
+
 const SERVICES: [&str; 4] = [
     "nodeip-configuration.service",
     "ovs-configuration.service",
@@ -135,21 +138,13 @@ impl NodeBoot {
     /// `cargo xtask dist` with this build's binaries, then what MCO does on a node: enable the
     /// units (`systemctl --root`) and template the configuration files.
     fn install(&self) {
-        let xtask = Path::new(env!("CARGO_BIN_EXE_xtask"));
-        let bins = xtask.parent().unwrap();
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        run(Command::new(env!("CARGO")).current_dir(root).args([
-            "build",
-            "--quiet",
-            "--bins",
-            "--workspace",
-        ]));
+        let bins = workspace_binaries();
         let dist = self.path("dist");
-        run(Command::new(xtask)
+        run(Command::new(env!("CARGO_BIN_EXE_xtask"))
             .args(["dist", "--destdir"])
             .arg(&dist)
             .arg("--bin-dir")
-            .arg(bins));
+            .arg(&bins));
         // The staging root `systemctl --root` enables in; its etc/systemd/system becomes the
         // container's.
         let stage = self.path("stage");
@@ -290,15 +285,6 @@ impl NodeBoot {
         };
         boot.boot().unwrap()
     }
-}
-
-fn run(cmd: &mut Command) {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 fn copy_dir(from: &Path, to: &Path) {

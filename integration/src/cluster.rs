@@ -1,0 +1,694 @@
+//! Three on-prem nodes on one machine network, each booting the four daemons in unit order:
+//! the end-to-end scenario the cluster test asserts on and `cargo xtask demo` shows.
+//!
+//! - upstream: router, DHCPv4 and DNS for 198.51.100.0/24 and 2001:db8:1::/64 (static IPv6);
+//! - node N: namespace with OVS-enabled NetworkManager (MCO's `rc-manager=unmanaged`), OVS, an
+//!   uplink `ens3` (DHCPv4 + static IPv6), keepalived, and a CoreDNS stand-in (dnsmasq) on its
+//!   node IP answering for the cluster domain;
+//! - nodes 2 and 3 also have `eth1` on a storage network whose default route has metric 50,
+//!   lower than the machine network's: the trap upstream's default-route logic falls into.
+//!   Node 2 has `NODEIP_HINT` pointing at the machine network; node 3 relies on the VIPs.
+//!
+//! The daemons run as processes inside each node's namespace and file-system view, in the order
+//! the units impose (proven in real systemd by xtask's boot tests): `nodeip-selector set`, then
+//! `ovs-bridge-configurator apply`, then `keepalived-monitor` (and keepalived once it has a
+//! configuration); `resolv-prepender` runs from the start.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::dnsmasq::{Dnsmasq, DnsmasqConfig};
+use crate::keepalived::{Keepalived, PASSING_SCRIPTS, holds};
+use crate::netns::{Netns, scratch_dir};
+use crate::node::{Node, ROUTER, ROUTER6, Upstream, ZONE, node_address, node_address6};
+use crate::process::{Daemon, wait_for};
+
+/// The API and ingress VIPs (machine network).
+pub const API_VIP: &str = "198.51.100.5";
+pub const INGRESS_VIP: &str = "198.51.100.4";
+/// The storage network's router (nodes 2 and 3 have a lower-metric default route through it).
+pub const STORAGE_ROUTER: &str = "203.0.113.1";
+/// How many nodes the cluster has.
+pub const NODES: u8 = 3;
+
+/// MCO's on-prem NetworkManager setting: NM writes /run/NetworkManager/resolv.conf and leaves
+/// /etc/resolv.conf to resolv-prepender.
+const NM_KNI_CONF: (&str, &str) = ("99-kni.conf", "[main]\ndns=default\nrc-manager=unmanaged\n");
+
+/// The four daemons' binaries (a directory holding all of them).
+#[derive(Clone, Debug)]
+pub struct Binaries(pub PathBuf);
+
+impl Binaries {
+    fn get(&self, name: &str) -> String {
+        self.0.join(name).display().to_string()
+    }
+}
+
+/// One line of the boot's timeline.
+#[derive(Clone, Debug)]
+pub struct Event {
+    /// Since the cluster started.
+    pub at: Duration,
+    pub node: u8,
+    pub source: String,
+    pub what: String,
+}
+
+/// One node of the cluster and its daemons.
+#[derive(Debug)]
+pub struct ClusterNode {
+    keepalived: Option<Keepalived>,
+    monitor: Option<Daemon>,
+    prepender: Option<Daemon>,
+    coredns: Option<Dnsmasq>,
+    pub node: Node,
+    pub index: u8,
+    bins: Binaries,
+    /// Configuration files, logs and keepalived's files (host paths).
+    pub dir: PathBuf,
+}
+
+/// The whole cluster; dropping it tears everything down.
+#[derive(Debug)]
+pub struct Cluster {
+    pub nodes: Vec<ClusterNode>,
+    _storage: Netns,
+    pub up: Upstream,
+    started: SystemTime,
+    /// The peer list every keepalived-monitor reads.
+    pub peers: PathBuf,
+    dir: tempfile::TempDir,
+}
+
+impl Cluster {
+    /// Builds the networks and the nodes (NetworkManager up, uplink configured) without
+    /// booting the daemons; `progress` hears what happens.
+    pub fn create(bins: &Binaries, progress: &(dyn Fn(String) + Sync)) -> Result<Cluster, String> {
+        for d in [
+            "nodeip-selector",
+            "ovs-bridge-configurator",
+            "resolv-prepender",
+            "keepalived-monitor",
+        ] {
+            if !bins.0.join(d).exists() {
+                return Err(format!("{d} not found in {}", bins.0.display()));
+            }
+        }
+        let started = SystemTime::now();
+        let dir = scratch_dir("cluster")?;
+        // The upstream DNS knows the zone but not the API name: an answer for it can only come
+        // from a node's own resolver.
+        let mut up = Upstream::start(NODES, &[])?;
+        let storage = Netns::new("storage")?;
+        storage.bridge("br1")?;
+        storage.addr("br1", &format!("{STORAGE_ROUTER}/24"), &[])?;
+        let peers = dir.path().join("peers.toml");
+        std::fs::write(&peers, peer_list(&(1..=NODES).collect::<Vec<_>>()))
+            .map_err(|e| e.to_string())?;
+        let mut nodes = Vec::new();
+        for index in 1..=NODES {
+            let node = Node::start_with(&mut up, index, &[NM_KNI_CONF])?;
+            let n = ClusterNode {
+                keepalived: None,
+                monitor: None,
+                prepender: None,
+                coredns: None,
+                node,
+                index,
+                bins: bins.clone(),
+                dir: dir.path().join(format!("node{index}")),
+            };
+            n.prepare(&storage, &peers)?;
+            progress(format!("node{index}: namespace {} ready", n.node.ns.name()));
+            nodes.push(n);
+        }
+        Ok(Cluster {
+            nodes,
+            _storage: storage,
+            up,
+            started,
+            peers,
+            dir,
+        })
+    }
+
+    /// Boots every node's daemons in unit order, the nodes in parallel; returns once each
+    /// node's keepalived runs and its resolver answers.
+    pub fn boot(&mut self, progress: &(dyn Fn(String) + Sync)) -> Result<(), String> {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .nodes
+                .iter_mut()
+                .map(|n| s.spawn(move || n.boot(progress)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err("boot thread panicked".into()))
+                })
+                .collect::<Result<Vec<()>, String>>()
+        })?;
+        Ok(())
+    }
+
+    /// The nodes (1-based indices) whose br-ex holds `vip`.
+    pub fn holders(&self, vip: &str) -> Vec<u8> {
+        self.nodes
+            .iter()
+            .filter(|n| holds(&n.node.ns, "br-ex", vip))
+            .map(|n| n.index)
+            .collect()
+    }
+
+    /// Waits until exactly one node holds `vip` and returns it.
+    pub fn wait_single_holder(&self, vip: &str, timeout: Duration) -> Result<u8, String> {
+        let mut last = Vec::new();
+        if wait_for(timeout, || {
+            last = self.holders(vip);
+            last.len() == 1
+        }) {
+            Ok(last[0])
+        } else {
+            Err(format!("{vip} held by nodes {last:?}"))
+        }
+    }
+
+    /// Rewrites the shared peer list with the given nodes (atomically, as an operator's tool
+    /// or the API would change it).
+    pub fn set_peers(&self, nodes: &[u8]) -> Result<(), String> {
+        let tmp = self.dir.path().join("peers.toml.new");
+        std::fs::write(&tmp, peer_list(nodes)).map_err(|e| e.to_string())?;
+        std::fs::rename(&tmp, &self.peers).map_err(|e| e.to_string())
+    }
+
+    /// Every daemon's log lines of every node, in time order, relative to the cluster's start.
+    pub fn timeline(&self) -> Vec<Event> {
+        let mut events: Vec<Event> = self
+            .nodes
+            .iter()
+            .flat_map(|n| n.events(self.started))
+            .collect();
+        events.sort_by_key(|e| e.at);
+        events
+    }
+}
+
+/// The peer list (`[[node]]` tables) naming the given nodes as masters.
+fn peer_list(nodes: &[u8]) -> String {
+    nodes
+        .iter()
+        .map(|&i| {
+            format!(
+                "[[node]]\nname = \"master-{i}\"\nrole = \"master\"\naddresses = [\"{}\", \"{}\"]\n",
+                node_address(i),
+                node_address6(i)
+            )
+        })
+        .collect()
+}
+
+/// The daemons whose logs make the timeline.
+pub const DAEMONS: [&str; 4] = [
+    "nodeip-selector",
+    "ovs-bridge-configurator",
+    "resolv-prepender",
+    "keepalived-monitor",
+];
+
+impl ClusterNode {
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.join(rel)
+    }
+
+    fn log(&self, daemon: &str) -> PathBuf {
+        self.path(&format!("{daemon}.log"))
+    }
+
+    /// The node's uplink profile (DHCPv4, static IPv6), the storage NIC on nodes 2 and 3, and
+    /// the configuration files MCO would template.
+    fn prepare(&self, storage: &Netns, peers: &Path) -> Result<(), String> {
+        let i = self.index;
+        let ns = &self.node.ns;
+        let nm = &self.node.nm;
+        for d in ["systemd", "etc", "var-lib", "ka", "coredns"] {
+            std::fs::create_dir_all(self.path(d)).map_err(|e| e.to_string())?;
+        }
+        let v6 = format!("{}/64", node_address6(i));
+        nm.up_ethernet(
+            "ens3",
+            "ens3",
+            &[
+                "autoconnect",
+                "yes",
+                "ipv4.method",
+                "auto",
+                "ipv6.method",
+                "manual",
+                "ipv6.addresses",
+                &v6,
+                "ipv6.gateway",
+                ROUTER6,
+            ],
+        )?;
+        if i >= 2 {
+            ns.veth_to("eth1", storage, &format!("s{i}"))?;
+            storage.ip(&["link", "set", &format!("s{i}"), "master", "br1", "up"])?;
+            let cidr = format!("203.0.113.1{i}/24");
+            nm.up_ethernet(
+                "eth1",
+                "eth1",
+                &[
+                    "autoconnect",
+                    "yes",
+                    "ipv4.method",
+                    "manual",
+                    "ipv4.addresses",
+                    &cidr,
+                    "ipv4.gateway",
+                    STORAGE_ROUTER,
+                    "ipv4.route-metric",
+                    "50",
+                ],
+            )?;
+        }
+        let has_lease = || {
+            ns.ip(&["-br", "addr", "show", "dev", "ens3"])
+                .is_ok_and(|t| t.contains(&format!("{}/", node_address(i))))
+        };
+        if !wait_for(Duration::from_secs(30), has_lease) {
+            return Err(format!("node{i}: no DHCP lease on ens3"));
+        }
+        let write = |rel: &str, text: String| {
+            std::fs::write(self.path(rel), text).map_err(|e| format!("{rel}: {e}"))
+        };
+        // Node 2's admin pins the machine network; the others have no hint.
+        write(
+            "nodeip-configuration",
+            if i == 2 {
+                format!("NODEIP_HINT={ROUTER}\n")
+            } else {
+                String::new()
+            },
+        )?;
+        write(
+            "nodeip-selector.toml",
+            format!(
+                "ips = [\"{API_VIP}\", \"{INGRESS_VIP}\"]\nplatform = \"BareMetal\"\ndual-stack = true\n\
+                 hint-file = \"{}\"\nsystemd-dir = \"{}\"\n",
+                self.path("nodeip-configuration").display(),
+                self.path("systemd").display()
+            ),
+        )?;
+        write(
+            "resolv-prepender.toml",
+            format!(
+                "base-domain = \"{ZONE}\"\noutput = \"/etc/netns/{ns}/resolv.conf\"\n\
+                 resolved-dropin = \"{}\"\n",
+                self.path("60-kni.conf").display(),
+                ns = ns.name()
+            ),
+        )?;
+        write(
+            "keepalived-monitor.toml",
+            format!(
+                "cluster-name = \"ostest\"\nrole = \"master\"\napi-vips = [\"{API_VIP}\"]\n\
+                 ingress-vips = [\"{INGRESS_VIP}\"]\noutput = \"{out}\"\nkeepalived-dir = \"{dir}\"\n\
+                 peer-source = \"file\"\npeers-file = \"{peers}\"\nreload = \"pidfile\"\n\
+                 pid-file = \"{dir}/ka/keepalived.pid\"\ndebounce-ms = 500\n{PASSING_SCRIPTS}",
+                out = self.path("keepalived.conf").display(),
+                dir = self.dir.display(),
+                peers = peers.display()
+            ),
+        )?;
+        // /etc/netns/<ns>/ exists so resolv-prepender can write there; `ip netns exec` binds it
+        // over /etc/resolv.conf for everything run in the node.
+        std::fs::create_dir_all(format!("/etc/netns/{}", ns.name())).map_err(|e| e.to_string())
+    }
+
+    /// A daemon's command inside the node, logging (appending) to its log file.
+    fn command(&self, daemon: &str, args: &[&str]) -> Command {
+        let mut c = self.node.view.command(&self.bins.get(daemon));
+        c.args(args)
+            .arg("--config")
+            .arg(self.path(&format!("{daemon}.toml")))
+            .env("DBUS_SYSTEM_BUS_ADDRESS", self.node.nm.bus_address())
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1");
+        c
+    }
+
+    /// Runs a one-shot daemon to completion, its output appended to its log.
+    fn run_oneshot(&self, daemon: &str, args: &[&str]) -> Result<Output, String> {
+        let out = self
+            .command(daemon, args)
+            .output()
+            .map_err(|e| format!("{daemon}: {e}"))?;
+        let mut log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.log(daemon))
+            .map_err(|e| e.to_string())?;
+        std::io::Write::write_all(&mut log, &out.stderr).map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+
+    /// nodeip-configuration.service: `nodeip-selector set --retry-on-failure`.
+    pub fn run_nodeip_selector(&self) -> Result<Output, String> {
+        self.run_oneshot("nodeip-selector", &["set", "--retry-on-failure"])
+    }
+
+    /// ovs-configuration.service: `ovs-bridge-configurator apply` (with the harness's tap
+    /// guard, and healing of the userspace datapath's route loss afterwards).
+    pub fn run_ovs_configuration(&self) -> Result<Output, String> {
+        let etc = self.path("etc").display().to_string();
+        let var_lib = self.path("var-lib").display().to_string();
+        let guard = self.node.guard_br_ex_tap();
+        let out = self.run_oneshot(
+            "ovs-bridge-configurator",
+            &[
+                "apply",
+                "--etc-dir",
+                &etc,
+                "--var-lib-dir",
+                &var_lib,
+                "--retry-interval-secs",
+                "0",
+            ],
+        )?;
+        drop(guard);
+        if out.status.success() {
+            self.node.heal_br_ex()?;
+        }
+        Ok(out)
+    }
+
+    fn ovs_config_path(&self) -> PathBuf {
+        self.path("ovs-bridge-configurator.toml")
+    }
+
+    /// resolv-prepender.service (Type=notify, runs for the node's lifetime).
+    pub fn start_prepender(&mut self) -> Result<(), String> {
+        let d = Daemon::spawn(
+            "resolv-prepender",
+            &mut self.command("resolv-prepender", &["run"]),
+            &self.log("resolv-prepender"),
+        )?;
+        self.prepender = Some(d);
+        Ok(())
+    }
+
+    /// keepalived-monitor.service.
+    pub fn start_monitor(&mut self) -> Result<(), String> {
+        let d = Daemon::spawn(
+            "keepalived-monitor",
+            &mut self.command("keepalived-monitor", &["run"]),
+            &self.log("keepalived-monitor"),
+        )?;
+        self.monitor = Some(d);
+        Ok(())
+    }
+
+    /// keepalived.service, started once the monitor's file exists (as systemd's
+    /// `ConditionFileNotEmpty` and the monitor's first render do in production).
+    pub fn start_keepalived(&mut self) -> Result<(), String> {
+        let conf = self.path("keepalived.conf");
+        if !wait_for(Duration::from_secs(20), || {
+            std::fs::metadata(&conf).is_ok_and(|m| m.len() > 0)
+        }) {
+            return Err(format!(
+                "node{}: keepalived-monitor wrote no configuration:\n{}",
+                self.index,
+                self.log_tail("keepalived-monitor", 10)
+            ));
+        }
+        self.keepalived = Some(Keepalived::start_file(
+            &self.node.ns,
+            &self.path("ka"),
+            &conf,
+        )?);
+        Ok(())
+    }
+
+    /// The last lines of keepalived's log.
+    pub fn keepalived_log(&self, lines: usize) -> String {
+        self.keepalived
+            .as_ref()
+            .map(|k| k.log_tail(lines))
+            .unwrap_or_default()
+    }
+
+    /// Stops keepalived (SIGTERM: it hands its VIPs over).
+    pub fn stop_keepalived(&mut self) {
+        if let Some(mut k) = self.keepalived.take() {
+            k.stop();
+        }
+    }
+
+    /// The CoreDNS stand-in: dnsmasq on the node IP, answering for the cluster's API names.
+    pub fn start_coredns(&mut self) -> Result<(), String> {
+        let cfg = DnsmasqConfig {
+            listen: vec![self.primary_ip()],
+            zone: Some(ZONE.into()),
+            records: vec![
+                (format!("api.{ZONE}"), API_VIP.into()),
+                (format!("api-int.{ZONE}"), API_VIP.into()),
+            ],
+            dhcp: None,
+        };
+        self.coredns = Some(Dnsmasq::start(&self.node.ns, &self.path("coredns"), &cfg)?);
+        Ok(())
+    }
+
+    /// DNS queries the node's own resolver has answered.
+    pub fn coredns_queries(&self) -> usize {
+        self.coredns.as_ref().map_or(0, Dnsmasq::queries)
+    }
+
+    /// The node's boot, in unit order.
+    fn boot(&mut self, progress: &(dyn Fn(String) + Sync)) -> Result<(), String> {
+        let i = self.index;
+        std::fs::write(self.ovs_config_path(), "").map_err(|e| e.to_string())?;
+        self.start_prepender()?;
+        let o = self.run_nodeip_selector()?;
+        if !o.status.success() {
+            return Err(format!(
+                "node{i}: nodeip-selector failed:\n{}",
+                self.log_tail("nodeip-selector", 10)
+            ));
+        }
+        progress(format!("node{i}: node IP {} chosen", self.primary_ip()));
+        let o = self.run_ovs_configuration()?;
+        if !o.status.success() {
+            return Err(format!(
+                "node{i}: ovs-bridge-configurator failed:\n{}\n{}",
+                self.log_tail("ovs-bridge-configurator", 10),
+                self.node.nm.log_tail(30)
+            ));
+        }
+        progress(format!("node{i}: br-ex up with the node IP"));
+        self.start_monitor()?;
+        self.start_keepalived()?;
+        progress(format!("node{i}: keepalived running"));
+        self.start_coredns()?;
+        let done = self
+            .node
+            .view
+            .run_dir()
+            .join("resolv-prepender-kni-conf-done");
+        if !wait_for(Duration::from_secs(20), || done.exists()) {
+            return Err(format!(
+                "node{i}: resolv-prepender did not finish:\n{}",
+                self.log_tail("resolv-prepender", 10)
+            ));
+        }
+        progress(format!("node{i}: resolv.conf has the node IP first"));
+        Ok(())
+    }
+
+    /// The last lines of a daemon's log.
+    pub fn log_tail(&self, daemon: &str, lines: usize) -> String {
+        let text = std::fs::read_to_string(self.log(daemon)).unwrap_or_default();
+        let all: Vec<&str> = text.lines().collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
+    }
+
+    /// A file of the node's `/run/nodeip-configuration`.
+    pub fn nodeip_file(&self, name: &str) -> String {
+        std::fs::read_to_string(
+            self.node
+                .view
+                .run_dir()
+                .join("nodeip-configuration")
+                .join(name),
+        )
+        .unwrap_or_default()
+    }
+
+    pub fn primary_ip(&self) -> String {
+        self.nodeip_file("primary-ip").trim().to_owned()
+    }
+
+    /// The kubelet drop-in nodeip-selector wrote.
+    pub fn kubelet_dropin(&self) -> String {
+        std::fs::read_to_string(self.path("systemd/kubelet.service.d/20-nodenet.conf"))
+            .unwrap_or_default()
+    }
+
+    /// The node's /etc/resolv.conf.
+    pub fn resolv_conf(&self) -> String {
+        std::fs::read_to_string(format!("/etc/netns/{}/resolv.conf", self.node.ns.name()))
+            .unwrap_or_default()
+    }
+
+    pub fn keepalived_conf(&self) -> String {
+        std::fs::read_to_string(self.path("keepalived.conf")).unwrap_or_default()
+    }
+
+    /// `getent hosts <name>` inside the node (glibc, through the node's /etc/resolv.conf).
+    pub fn getent(&self, name: &str) -> Result<String, String> {
+        self.node.ns.exec("getent", &["hosts", name])
+    }
+
+    /// `ip -br addr show dev <dev>`.
+    pub fn addresses(&self, dev: &str) -> String {
+        self.node
+            .ns
+            .ip(&["-br", "addr", "show", "dev", dev])
+            .unwrap_or_default()
+    }
+
+    /// The node's default routes (both families), one per line.
+    pub fn default_routes(&self) -> String {
+        let v4 = self
+            .node
+            .ns
+            .ip(&["route", "show", "default"])
+            .unwrap_or_default();
+        let v6 = self
+            .node
+            .ns
+            .ip(&["-6", "route", "show", "default"])
+            .unwrap_or_default();
+        format!("{v4}{v6}")
+    }
+
+    /// keepalived's state per instance, from its log (the last "Entering ... STATE" each).
+    pub fn vrrp_states(&self) -> Vec<(String, String)> {
+        let log = self.keepalived_log(400);
+        let mut states: Vec<(String, String)> = Vec::new();
+        for line in log.lines() {
+            let Some(rest) = line.split("(").nth(1) else {
+                continue;
+            };
+            let Some((inst, tail)) = rest.split_once(')') else {
+                continue;
+            };
+            let Some(state) = tail
+                .split_whitespace()
+                .skip_while(|w| *w != "Entering")
+                .nth(1)
+            else {
+                continue;
+            };
+            match states.iter_mut().find(|(i, _)| i == inst) {
+                Some(s) => s.1 = state.to_owned(),
+                None => states.push((inst.to_owned(), state.to_owned())),
+            }
+        }
+        states
+    }
+
+    /// The node's daemon log lines as timeline events.
+    fn events(&self, start: SystemTime) -> Vec<Event> {
+        DAEMONS
+            .iter()
+            .flat_map(|d| {
+                let text = std::fs::read_to_string(self.log(d)).unwrap_or_default();
+                text.lines()
+                    .filter_map(|l| {
+                        let (stamp, rest) = l.split_once(' ')?;
+                        let at = parse_utc(stamp)?.duration_since(start).ok()?;
+                        Some(Event {
+                            at,
+                            node: self.index,
+                            source: d.to_string(),
+                            what: rest.trim().to_owned(),
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// Kills a daemon of this node with SIGKILL (fault injection).
+    pub fn kill_daemon(&mut self, daemon: &str) {
+        let d = match daemon {
+            "resolv-prepender" => self.prepender.take(),
+            "keepalived-monitor" => self.monitor.take(),
+            _ => None,
+        };
+        if let Some(d) = d {
+            let _ = d.signal(9);
+            drop(d);
+        }
+    }
+}
+
+/// `2026-11-21T12:13:29.694569Z` (tracing's default timestamp) as a time.
+fn parse_utc(s: &str) -> Option<SystemTime> {
+    let s = s.strip_suffix('Z')?;
+    let (date, time) = s.split_once('T')?;
+    let mut d = date.split('-').map(|p| p.parse::<i64>());
+    let (y, m, day) = (d.next()?.ok()?, d.next()?.ok()?, d.next()?.ok()?);
+    let mut t = time.split(':');
+    let (h, min) = (
+        t.next()?.parse::<u64>().ok()?,
+        t.next()?.parse::<u64>().ok()?,
+    );
+    let sec: f64 = t.next()?.parse().ok()?;
+    // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = u64::try_from(era * 146_097 + doe - 719_468).ok()?;
+    let secs = days * 86_400 + h * 3_600 + min * 60;
+    Some(SystemTime::UNIX_EPOCH + Duration::from_secs(secs) + Duration::from_secs_f64(sec))
+}
+
+/// Waits for `cond`, polling; the elapsed time when it held.
+pub fn time_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> Option<Duration> {
+    let t0 = Instant::now();
+    wait_for(timeout, &mut cond).then(|| t0.elapsed())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_tracing_timestamps() {
+        let t = parse_utc("2026-11-21T12:13:29.5Z").unwrap();
+        let secs = t
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64();
+        // date -u -d 2026-11-21T12:13:29Z +%s
+        assert_eq!(secs, 1_795_263_209.5);
+        assert!(parse_utc("12:13:29").is_none());
+        assert!(parse_utc("INFO").is_none());
+    }
+
+    #[test]
+    fn peer_list_names_each_node_with_both_families() {
+        let p = peer_list(&[1, 3]);
+        assert!(p.contains("name = \"master-1\""));
+        assert!(p.contains("\"198.51.100.13\", \"2001:db8:1::13\""));
+        assert!(!p.contains("master-2"));
+    }
+}

@@ -1,105 +1,149 @@
-//! `cargo xtask demo`: a node choosing its IP, in a network namespace, with real netlink state.
+//! `cargo xtask demo`: three on-prem nodes booting their networking (integration::cluster), one
+//! table per node, the boot's timeline from the daemons' own logs, and teardown (or `--keep`).
 
-use std::fs;
-use std::process::Command;
+use std::io::BufRead;
+use std::time::Instant;
 
-use anyhow::{Context, anyhow, bail};
-use integration::{Netns, topology};
+use anyhow::{anyhow, bail};
+use integration::cluster::{API_VIP, Binaries, Cluster, ClusterNode, INGRESS_VIP};
+use integration::node::ZONE;
 
-use crate::util::{is_root, release_binary};
+use crate::util::{cargo, is_root, root, run as run_cmd};
 
-/// The API VIP, held by this node as keepalived would hold it.
-const VIP_HELD: &str = "addr add 192.0.2.100/32 dev eth0 label eth0:vip\n";
-
-pub fn run() -> anyhow::Result<()> {
+pub fn run(keep: bool) -> anyhow::Result<()> {
     if !is_root() {
         bail!("the demo builds network namespaces: run it as root");
     }
-    let bin = release_binary("nodeip-selector")?;
-    let ns = Netns::new("demo-node").map_err(|e| anyhow!(e))?;
-    let dir = std::env::temp_dir().join(format!("{}-files", ns.name()));
-    let result = scenario(&ns, &bin, &dir);
-    let _ = fs::remove_dir_all(&dir);
-    result
+    let t0 = Instant::now();
+    run_cmd(cargo().args(["build", "--release", "--quiet", "--locked", "--bins"]))?;
+    let bins = Binaries(root().join("target/release"));
+    let stamp = move |m: String| println!("[{:>5.1} s] {m}", t0.elapsed().as_secs_f64());
+    println!(
+        "== Three on-prem nodes: dual-stack machine network 198.51.100.0/24 + 2001:db8:1::/64 =="
+    );
+    println!("   API VIP {API_VIP}, ingress VIP {INGRESS_VIP}, cluster domain {ZONE}");
+    println!(
+        "   node2 and node3 also have eth1 (203.0.113.0/24) with a better default route (metric 50);"
+    );
+    println!("   node2's /etc/default/nodeip-configuration says NODEIP_HINT=198.51.100.1\n");
+    let mut cluster = Cluster::create(&bins, &stamp).map_err(|e| anyhow!(e))?;
+    let booted = Instant::now();
+    cluster.boot(&stamp).map_err(|e| anyhow!(e))?;
+    stamp(format!(
+        "all three nodes up ({:.1} s of boot)",
+        booted.elapsed().as_secs_f64()
+    ));
+    // keepalived's first election settles within a few seconds.
+    let _ = cluster.wait_single_holder(API_VIP, std::time::Duration::from_secs(10));
+    let _ = cluster.wait_single_holder(INGRESS_VIP, std::time::Duration::from_secs(10));
+    for n in &cluster.nodes {
+        table(&cluster, n);
+    }
+    timeline(&cluster);
+    println!(
+        "\ndemo finished in {:.1} s (build included)",
+        t0.elapsed().as_secs_f64()
+    );
+    if keep {
+        instructions(&cluster);
+        let _ = std::io::stdin().lock().lines().next();
+    }
+    println!("tearing down");
+    Ok(())
 }
 
-fn scenario(ns: &Netns, bin: &std::path::Path, dir: &std::path::Path) -> anyhow::Result<()> {
-    topology::two_nic_node(ns).map_err(|e| anyhow!(e))?;
-    ns.ip_batch(VIP_HELD).map_err(|e| anyhow!(e))?;
-    println!("== A node in network namespace {} ==", ns.name());
-    for line in topology::TWO_NIC_NODE.lines().chain(VIP_HELD.lines()) {
-        println!("  ip {line}");
+fn table(c: &Cluster, n: &ClusterNode) {
+    let why = n
+        .log_tail("nodeip-selector", 50)
+        .lines()
+        .filter_map(|l| l.split_once("node IP ").map(|(_, r)| r.to_owned()))
+        .last()
+        .unwrap_or_default();
+    let mut rows = vec![
+        (
+            "chosen IPs".to_owned(),
+            format!("{} + {}", n.primary_ip(), n.nodeip_file("ipv6").trim()),
+        ),
+        ("why".into(), why),
+        ("br-ex".into(), squeeze(&n.addresses("br-ex"))),
+    ];
+    for (k, line) in n.default_routes().lines().enumerate() {
+        rows.push((
+            if k == 0 { "default routes" } else { "" }.into(),
+            line.trim().to_owned(),
+        ));
     }
-    fs::create_dir_all(dir)?;
-    let hint = dir.join("nodeip-configuration");
-    fs::write(&hint, "NODEIP_HINT=192.0.2.1\n")?;
-    fs::write(dir.join("config.toml"), "platform = \"BareMetal\"\n")?;
-    let common = |c: &mut Command| {
-        c.arg("--hint-file").arg(&hint);
-        c.arg("--config").arg(dir.join("config.toml"));
-        c.arg("--run-dir").arg(dir.join("run"));
-        c.arg("--systemd-dir").arg(dir.join("systemd"));
-    };
+    for (k, line) in n
+        .resolv_conf()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .take(3)
+        .enumerate()
+    {
+        rows.push((
+            if k == 0 { "resolv.conf" } else { "" }.into(),
+            line.to_owned(),
+        ));
+    }
+    let states: Vec<String> = n
+        .vrrp_states()
+        .into_iter()
+        .map(|(inst, state)| format!("{inst} {state}"))
+        .collect();
+    rows.push(("keepalived".into(), states.join(", ")));
+    let held: Vec<&str> = [API_VIP, INGRESS_VIP]
+        .into_iter()
+        .filter(|v| c.holders(v).contains(&n.index))
+        .collect();
+    rows.push((
+        "VIPs held".into(),
+        if held.is_empty() {
+            "-".into()
+        } else {
+            held.join(", ")
+        },
+    ));
+    println!("\n== node{} ({}) ==", n.index, n.node.ns.name());
+    for (k, v) in rows {
+        println!("  {k:<15} {v}");
+    }
+}
+
+/// `ip -br` output on one line, columns separated by single spaces.
+fn squeeze(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn timeline(c: &Cluster) {
     println!(
-        "  {}: NODEIP_HINT=192.0.2.1; API VIP 192.0.2.100 (held by this node), ingress VIP 192.0.2.101",
-        hint.display()
+        "\n== Boot timeline (each daemon's own log, seconds since the cluster was created) =="
     );
-
-    let bin = bin.to_str().context("binary path")?;
-    let vips = ["192.0.2.100", "192.0.2.101"];
-    println!("\n== Without the hint or VIPs, the default route decides (upstream's trap) ==");
-    let mut c = ns.command(bin);
-    c.args([
-        "show",
-        "--all",
-        "--hint-file",
-        "/nonexistent",
-        "--config",
-        "/dev/null",
-    ]);
-    show(&mut c)?;
-
-    println!("\n== nodeip-selector explain (hint + VIPs) ==");
-    let mut c = ns.command(bin);
-    c.arg("explain").args(vips);
-    common(&mut c);
-    show(&mut c)?;
-
-    println!("\n== nodeip-selector set (hint + VIPs) ==");
-    let mut c = ns.command(bin);
-    c.args(["set", "--retry-on-failure"]).args(vips);
-    common(&mut c);
-    show(&mut c)?;
-    for rel in [
-        "run/primary-ip",
-        "run/ipv4",
-        "run/ipv6",
-        "systemd/kubelet.service.d/20-nodenet.conf",
-        "systemd/crio.service.d/20-nodenet.conf",
-    ] {
-        let text =
-            fs::read_to_string(dir.join(rel)).with_context(|| format!("{rel} not written"))?;
+    for e in c.timeline() {
         println!(
-            "--- {rel}\n{}{}",
-            text,
-            if text.ends_with('\n') {
-                ""
-            } else {
-                "\n(no trailing newline)\n"
-            }
+            "  {:>6.2}  node{}  {:<24} {}",
+            e.at.as_secs_f64(),
+            e.node,
+            e.source,
+            e.what
         );
     }
-    println!("== Second run in the same boot: nothing to do ==");
-    let mut c = ns.command(bin);
-    c.arg("set").args(vips);
-    common(&mut c);
-    show(&mut c)
 }
 
-fn show(c: &mut Command) -> anyhow::Result<()> {
-    let status = c.status().with_context(|| format!("cannot run {c:?}"))?;
-    if !status.success() {
-        bail!("{c:?} failed: {status}");
+fn instructions(c: &Cluster) {
+    println!("\n== Left running (--keep). Inspect, then press Enter to tear down ==");
+    for n in &c.nodes {
+        let ns = n.node.ns.name();
+        println!("node{}:", n.index);
+        println!("  ip netns exec {ns} ip -br addr; ip netns exec {ns} ip route");
+        println!("  ip netns exec {ns} getent hosts api.{ZONE}   # through the node's resolv.conf");
+        println!(
+            "  cat /etc/netns/{ns}/resolv.conf {}/keepalived.conf",
+            n.dir.display()
+        );
+        println!("  logs: {}/*.log", n.dir.display());
+        println!(
+            "  nmcli: DBUS_SYSTEM_BUS_ADDRESS={} nmcli c",
+            n.node.nm.bus_address()
+        );
     }
-    Ok(())
 }

@@ -43,8 +43,13 @@ enum Cmd {
     Rpm,
     /// Licenses of every dependency, grouped (the RPMs' LICENSE.dependencies).
     Licenses,
-    /// Show a node choosing its IP: two NICs, a misleading default route, a hint and VIPs.
-    Demo,
+    /// Boot three on-prem nodes' networking (the daemons in unit order) and show the result:
+    /// a table per node and the boot's timeline.
+    Demo {
+        /// Leave the cluster running until Enter is pressed, with instructions to inspect it.
+        #[arg(long)]
+        keep: bool,
+    },
     /// Measure the performance targets.
     Bench {
         /// Which benchmark (all when omitted).
@@ -78,9 +83,9 @@ fn main() -> anyhow::Result<()> {
         Cmd::Dist { destdir, bin_dir } => dist::run(&destdir, bin_dir.as_deref()),
         Cmd::Rpm => rpm::build(),
         Cmd::Licenses => licenses::run(),
-        Cmd::Demo => {
+        Cmd::Demo { keep } => {
             deps::install()?;
-            demo::run()
+            demo::run(keep)
         }
         Cmd::Bench { which, rounds } => {
             deps::install()?;

@@ -311,6 +311,7 @@ impl ClusterNode {
                 ns = ns.name()
             ),
         )?;
+        write("ovs-bridge-configurator.toml", String::new())?;
         write(
             "keepalived-monitor.toml",
             format!(
@@ -383,10 +384,6 @@ impl ClusterNode {
             self.node.heal_br_ex()?;
         }
         Ok(out)
-    }
-
-    fn ovs_config_path(&self) -> PathBuf {
-        self.path("ovs-bridge-configurator.toml")
     }
 
     /// resolv-prepender.service (Type=notify, runs for the node's lifetime).
@@ -468,9 +465,8 @@ impl ClusterNode {
     }
 
     /// The node's boot, in unit order.
-    fn boot(&mut self, progress: &(dyn Fn(String) + Sync)) -> Result<(), String> {
+    pub fn boot(&mut self, progress: &(dyn Fn(String) + Sync)) -> Result<(), String> {
         let i = self.index;
-        std::fs::write(self.ovs_config_path(), "").map_err(|e| e.to_string())?;
         self.start_prepender()?;
         let o = self.run_nodeip_selector()?;
         if !o.status.success() {
@@ -623,17 +619,119 @@ impl ClusterNode {
             .collect()
     }
 
-    /// Kills a daemon of this node with SIGKILL (fault injection).
-    pub fn kill_daemon(&mut self, daemon: &str) {
-        let d = match daemon {
-            "resolv-prepender" => self.prepender.take(),
-            "keepalived-monitor" => self.monitor.take(),
-            _ => None,
+    /// SIGKILLs the long-running `daemon` (resolv-prepender or keepalived-monitor) and starts
+    /// it again, as systemd's `Restart=on-failure` would.
+    pub fn kill_and_restart(&mut self, daemon: &str) -> Result<(), String> {
+        let slot = match daemon {
+            "resolv-prepender" => &mut self.prepender,
+            "keepalived-monitor" => &mut self.monitor,
+            _ => return Err(format!("{daemon} is not a long-running daemon")),
         };
-        if let Some(d) = d {
-            let _ = d.signal(9);
-            drop(d);
+        if let Some(d) = slot.take() {
+            d.signal(9)?;
         }
+        match daemon {
+            "resolv-prepender" => self.start_prepender(),
+            _ => self.start_monitor(),
+        }
+    }
+
+    /// Starts a one-shot daemon run (`nodeip-selector set`, `ovs-bridge-configurator apply`)
+    /// without waiting, for a test that kills it midway.
+    pub fn spawn_oneshot(&self, daemon: &str) -> Result<std::process::Child, String> {
+        let etc = self.path("etc").display().to_string();
+        let var_lib = self.path("var-lib").display().to_string();
+        let args: Vec<&str> = match daemon {
+            "nodeip-selector" => vec!["set", "--retry-on-failure"],
+            _ => vec![
+                "apply",
+                "--etc-dir",
+                &etc,
+                "--var-lib-dir",
+                &var_lib,
+                "--retry-interval-secs",
+                "0",
+            ],
+        };
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.log(daemon))
+            .map_err(|e| e.to_string())?;
+        self.command(daemon, &args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(log)
+            .spawn()
+            .map_err(|e| format!("{daemon}: {e}"))
+    }
+
+    /// The user's NMState file for this node (`<etc>/nmstate/openshift/cluster.yml`); `None`
+    /// removes it.
+    pub fn set_nmstate(&self, text: Option<&str>) -> Result<(), String> {
+        let dir = self.path("etc/nmstate/openshift");
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let f = dir.join("cluster.yml");
+        match text {
+            Some(t) => std::fs::write(&f, t).map_err(|e| e.to_string()),
+            None => std::fs::remove_file(&f).map_err(|e| e.to_string()),
+        }
+    }
+
+    /// Everything the daemons decided, as text: the node-IP files and drop-in, resolv.conf,
+    /// keepalived.conf, br-ex's addresses (without VIPs, which move) and the default routes.
+    pub fn state(&self) -> String {
+        let br_ex: Vec<String> = self
+            .addresses("br-ex")
+            .split_whitespace()
+            .skip(2)
+            .filter(|a| !a.ends_with("/32"))
+            .map(str::to_owned)
+            .collect();
+        format!(
+            "primary-ip={}\nipv4={}\nipv6={}\n--- 20-nodenet.conf\n{}--- resolv.conf\n{}\
+             --- keepalived.conf\n{}--- br-ex\n{}\n--- default routes\n{}",
+            self.primary_ip(),
+            self.nodeip_file("ipv4"),
+            self.nodeip_file("ipv6"),
+            self.kubelet_dropin(),
+            self.resolv_conf(),
+            self.keepalived_conf(),
+            br_ex.join(" "),
+            self.default_routes()
+        )
+    }
+
+    /// Files in the directories the daemons write that are not one of their outputs: what a
+    /// write interrupted between temp file and rename would leave.
+    pub fn stray_files(&self) -> Vec<String> {
+        let outputs = [
+            "primary-ip",
+            "ipv4",
+            "ipv6",
+            "remote-worker",
+            "resolv.conf",
+            "keepalived.conf",
+            "20-nodenet.conf",
+        ];
+        let dirs = [
+            self.node.view.run_dir().join("nodeip-configuration"),
+            PathBuf::from(format!("/etc/netns/{}", self.node.ns.name())),
+            self.dir.clone(),
+            self.path("systemd/kubelet.service.d"),
+            self.path("systemd/crio.service.d"),
+        ];
+        dirs.iter()
+            .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| {
+                !outputs.contains(&n.as_str())
+                    && !n.ends_with(".log")
+                    && !n.ends_with(".toml")
+                    && n != "nodeip-configuration"
+            })
+            .collect()
     }
 }
 

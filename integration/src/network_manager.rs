@@ -222,6 +222,13 @@ impl NetworkManager {
         self.launch()
     }
 
+    /// `systemctl restart NetworkManager`: stop and start again, keeping `/run` (its in-memory
+    /// profiles) and the devices' configuration.
+    pub fn bounce(&mut self) -> Result<(), String> {
+        self.stop();
+        self.launch()
+    }
+
     fn stop(&mut self) {
         if let Some(mut d) = self.daemon.take() {
             d.stop(Duration::from_secs(10));

@@ -125,3 +125,159 @@ fn three_nodes_agree_on_their_ip_share_the_vips_and_resolve_through_themselves()
         assert!(reloaded.is_some(), "node{}: keepalived reloaded", n.index);
     }
 }
+
+/// A small xorshift generator: the fault points vary per run, and a failing run prints the
+/// seed to replay it with `FAULT_SEED`.
+struct Rng(u64);
+
+impl Rng {
+    fn new() -> Rng {
+        let seed = std::env::var("FAULT_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap()
+                    .subsec_nanos() as u64
+                    | 1
+            });
+        eprintln!("FAULT_SEED={seed}");
+        Rng(seed)
+    }
+
+    /// A duration in [lo, hi) milliseconds.
+    fn ms(&mut self, lo: u64, hi: u64) -> Duration {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        Duration::from_millis(lo + self.0 % (hi - lo))
+    }
+}
+
+/// SIGKILLs a child after `after` and reaps it; whether it was still running.
+fn kill_after(mut child: std::process::Child, after: Duration) -> bool {
+    std::thread::sleep(after);
+    let running = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    running
+}
+
+#[test]
+fn faults_converge_to_the_same_state() {
+    if !require_root("faults_converge_to_the_same_state") {
+        return;
+    }
+    let mut rng = Rng::new();
+    let bins = Binaries(workspace_binaries());
+    let mut c = Cluster::create(&bins, &say).unwrap();
+    for n in &mut c.nodes[..2] {
+        n.boot(&say).unwrap();
+    }
+    let n3 = &mut c.nodes[2];
+    n3.start_prepender().unwrap();
+    // nodeip-selector killed three times at random points of its run (each time on a node
+    // with nothing chosen yet), then run to the end.
+    let run_dir = n3.node.view.run_dir().join("nodeip-configuration");
+    for _ in 0..3 {
+        let _ = std::fs::remove_dir_all(&run_dir);
+        let at = rng.ms(0, 20);
+        let was = kill_after(n3.spawn_oneshot("nodeip-selector").unwrap(), at);
+        eprintln!("nodeip-selector killed after {at:?} (running: {was})");
+    }
+    assert!(n3.run_nodeip_selector().unwrap().status.success());
+    assert_eq!(n3.primary_ip(), node_address(3));
+
+    // A malformed NMState file: one clear error (exit 2), the uplink keeps the node IP.
+    n3.set_nmstate(Some("interfaces:\n- name: br-ex\n  type: [unclosed\n"))
+        .unwrap();
+    let o = n3.run_ovs_configuration().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.lines()
+            .last()
+            .is_some_and(|l| l.contains("cluster.yml")),
+        "{err}"
+    );
+    assert!(
+        n3.addresses("ens3")
+            .contains(&format!("{}/", node_address(3)))
+    );
+    assert!(
+        n3.default_routes().contains("dev ens3"),
+        "{}",
+        n3.default_routes()
+    );
+    assert!(
+        c.up.ns
+            .exec("ping", &["-c1", "-W2", &node_address(3)])
+            .is_ok()
+    );
+    let n3 = &mut c.nodes[2];
+    n3.set_nmstate(None).unwrap();
+
+    // ovs-bridge-configurator killed mid-apply; the next run converges.
+    let at = rng.ms(300, 1500);
+    let was = kill_after(n3.spawn_oneshot("ovs-bridge-configurator").unwrap(), at);
+    eprintln!("ovs-bridge-configurator killed after {at:?} (running: {was})");
+    let o = n3.run_ovs_configuration().unwrap();
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        n3.log_tail("ovs-bridge-configurator", 30),
+        n3.node.nm.log_tail(30)
+    );
+    n3.start_monitor().unwrap();
+    n3.start_keepalived().unwrap();
+    n3.start_coredns().unwrap();
+    let done = n3
+        .node
+        .view
+        .run_dir()
+        .join("resolv-prepender-kni-conf-done");
+    assert!(integration::process::wait_for(
+        Duration::from_secs(20),
+        || done.exists()
+    ));
+    c.wait_single_holder(API_VIP, Duration::from_secs(20))
+        .unwrap();
+
+    // The reference state, once settled.
+    std::thread::sleep(Duration::from_secs(1));
+    let reference: Vec<String> = c.nodes.iter().map(|n| n.state()).collect();
+    assert!(reference[2].contains(&format!("primary-ip={}", node_address(3))));
+    assert!(reference[2].contains("interface br-ex"), "{}", reference[2]);
+
+    // The long-running daemons killed at random points of their work on every node.
+    let peers_all = [1, 2, 3];
+    for i in 0..c.nodes.len() {
+        let ns = c.nodes[i].node.ns.name().to_owned();
+        // resolv-prepender: its output removed (it rewrites it), killed while at it.
+        let _ = std::fs::remove_file(format!("/etc/netns/{ns}/resolv.conf"));
+        std::thread::sleep(rng.ms(0, 40));
+        c.nodes[i].kill_and_restart("resolv-prepender").unwrap();
+        // keepalived-monitor: a peer change pending (debounce 500 ms), killed before, during or
+        // after its write; the list is back to three when it restarts.
+        c.set_peers(&[1, 2]).unwrap();
+        std::thread::sleep(rng.ms(0, 900));
+        c.set_peers(&peers_all).unwrap();
+        c.nodes[i].kill_and_restart("keepalived-monitor").unwrap();
+    }
+    // NetworkManager restarted on node 2 while everything runs.
+    c.nodes[1].node.nm.bounce().unwrap();
+
+    for (n, want) in c.nodes.iter().zip(&reference) {
+        let settled = time_until(Duration::from_secs(30), || n.state() == *want);
+        assert!(
+            settled.is_some(),
+            "node{} differs:\n--- want\n{want}\n--- got\n{}",
+            n.index,
+            n.state()
+        );
+        assert_eq!(n.stray_files(), Vec::<String>::new(), "node{}", n.index);
+    }
+    c.wait_single_holder(API_VIP, Duration::from_secs(20))
+        .unwrap();
+}

@@ -101,11 +101,7 @@ fn notify_systemd(states: &[sd_notify::NotifyState]) {
 /// it. Without a live file the mode files (then the configured mode) decide, so a fresh node of
 /// a cluster already migrated starts in the cluster's mode.
 pub fn current_mode(s: &Settings, live: &str) -> Mode {
-    if live.is_empty() {
-        apply::desired_mode(s)
-    } else {
-        mode_of(live)
-    }
+    mode_of(live).unwrap_or_else(|| apply::desired_mode(s))
 }
 
 /// The monotonic instant at which the wall clock reads `t` (now, if past).

@@ -25,11 +25,16 @@ fn lead_rounded(t: SystemTime, grid: Duration) -> SystemTime {
 }
 
 /// The mode a rendered file uses: unicast iff it has a `unicast_peer` block (upstream's test).
-pub fn mode_of(rendered: &str) -> Mode {
+/// Unlike upstream, a file without any instance tells nothing: upstream reads it as multicast,
+/// so a node restarted while absent from the peer list would flip to multicast for good.
+pub fn mode_of(rendered: &str) -> Option<Mode> {
     if rendered.contains("unicast_peer") {
-        Mode::Unicast
+        Some(Mode::Unicast)
+    } else if rendered.contains("vrrp_instance") {
+        Some(Mode::Multicast)
     } else {
-        Mode::Multicast
+        // No instance (the node is in no peer list yet): the file says nothing about the mode.
+        None
     }
 }
 
@@ -244,7 +249,12 @@ mod tests {
 
     #[test]
     fn mode_of_a_rendered_file() {
-        assert_eq!(mode_of("    unicast_peer {\n"), Mode::Unicast);
-        assert_eq!(mode_of("vrrp_instance x {\n}\n"), Mode::Multicast);
+        assert_eq!(
+            mode_of("vrrp_instance x {\n    unicast_peer {\n"),
+            Some(Mode::Unicast)
+        );
+        assert_eq!(mode_of("vrrp_instance x {\n}\n"), Some(Mode::Multicast));
+        // A file with only global settings and scripts: no instance to tell the mode by.
+        assert_eq!(mode_of("global_defs {\n}\nvrrp_script chk {\n}\n"), None);
     }
 }

@@ -162,6 +162,43 @@ pub async fn gather(
     })
 }
 
+/// Rolls back checkpoints that exist before this run starts. Only a run of this tool that died
+/// mid-apply (SIGKILL, OOM) can have left one: ovs-configuration runs before kubelet, so no other
+/// NetworkManager client (kubernetes-nmstate) is running yet, and the NMState path's checkpoint
+/// lives inside this process. Rolling back restores the network that run started from, as NM
+/// would by itself once the checkpoint's timeout passed, and frees the devices for this run's own
+/// checkpoint (NM puts a device in one checkpoint at a time).
+async fn roll_back_abandoned(nm: &Nm, timeout: Duration) -> Result<(), ApplyError> {
+    let abandoned = nm.checkpoints().await?;
+    for cp in &abandoned {
+        tracing::warn!(
+            "checkpoint {} was left by an interrupted earlier run: rolling it back",
+            cp.as_str()
+        );
+        // It may have expired meanwhile; then NM has rolled back already.
+        if let Err(e) = nm.checkpoint_rollback(cp).await {
+            tracing::warn!("{e}");
+        }
+    }
+    if !abandoned.is_empty() {
+        // The rollback re-activates the original profiles asynchronously: plan from the
+        // settled result, not from devices half way there.
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if nm.devices().await?.iter().all(|d| !in_transition(d.state)) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    Ok(())
+}
+
+/// NMDeviceState PREPARE (40) to SECONDARIES (90), and DEACTIVATING (110).
+fn in_transition(state: u32) -> bool {
+    (40..=90).contains(&state) || state == 110
+}
+
 /// Deletes every profile this tool creates (in /run and /etc) and the OVS bridges, then lets
 /// the uplinks get their original profiles back. Returns whether anything was deleted.
 pub async fn cleanup(nm: &Nm, timeout: Duration) -> Result<bool, ApplyError> {
@@ -224,6 +261,7 @@ pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
         tracing::info!("applying the NMState file {}", pending.path.display());
         let state = crate::declarative::parse(&pending)?;
         let nm = Nm::connect().await?;
+        roll_back_abandoned(&nm, s.activation_timeout).await?;
         // Stale bridges from configure-ovs (or this tool's automatic mode) and the SDN era.
         cleanup(&nm, s.activation_timeout).await?;
         ovsdb::delete_bridge("br0")?;
@@ -239,6 +277,7 @@ pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
     }
     touch(&s.executed_marker()).map_err(|e| io("touch", &s.executed_marker(), e))?;
     let nm = Nm::connect().await?;
+    roll_back_abandoned(&nm, s.activation_timeout).await?;
     let mut changes = ChangeStream::subscribe(Duration::from_millis(20))?;
     let mut reader = NetlinkReader::connect()?;
     // The remembered interface became the extra bridge's: forget it and rebuild everything.

@@ -230,41 +230,53 @@ impl Nm {
 
     /// Every device with its state and active profile.
     pub async fn devices(&self) -> Result<Vec<Device>, NmError> {
-        let paths = self
-            .nm()
+        let paths = self.device_paths().await?;
+        let mut out = Vec::with_capacity(paths.len());
+        for path in paths {
+            match self.device(path.clone()).await {
+                Ok(d) => out.push(d),
+                // Removed since GetDevices (a bridge port going away): no longer a device.
+                Err(_) if !self.device_paths().await?.contains(&path) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
+    }
+
+    async fn device_paths(&self) -> Result<Vec<OwnedObjectPath>, NmError> {
+        self.count(1);
+        self.nm()
             .await?
             .get_devices()
             .await
-            .map_err(call("GetDevices"))?;
-        self.count(1);
-        let mut out = Vec::with_capacity(paths.len());
-        for path in paths {
-            let d = NmDeviceProxy::builder(&self.conn)
-                .path(path.clone())
-                .map_err(call("device path"))?
-                .cache_properties(zbus::proxy::CacheProperties::No)
-                .build()
-                .await
-                .map_err(call("device"))?;
-            let ac = d
-                .active_connection()
-                .await
-                .map_err(call("Device.ActiveConnection"))?;
-            let active_uuid = if ac.as_str() == "/" {
-                None
-            } else {
-                self.active(&ac).await?.uuid().await.ok()
-            };
-            self.count(5);
-            out.push(Device {
-                interface: d.interface().await.map_err(call("Device.Interface"))?,
-                device_type: d.device_type().await.map_err(call("Device.DeviceType"))?,
-                state: d.state().await.map_err(call("Device.State"))?,
-                active_uuid,
-                path,
-            });
-        }
-        Ok(out)
+            .map_err(call("GetDevices"))
+    }
+
+    async fn device(&self, path: OwnedObjectPath) -> Result<Device, NmError> {
+        let d = NmDeviceProxy::builder(&self.conn)
+            .path(path.clone())
+            .map_err(call("device path"))?
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await
+            .map_err(call("device"))?;
+        let ac = d
+            .active_connection()
+            .await
+            .map_err(call("Device.ActiveConnection"))?;
+        let active_uuid = if ac.as_str() == "/" {
+            None
+        } else {
+            self.active(&ac).await?.uuid().await.ok()
+        };
+        self.count(5);
+        Ok(Device {
+            interface: d.interface().await.map_err(call("Device.Interface"))?,
+            device_type: d.device_type().await.map_err(call("Device.DeviceType"))?,
+            state: d.state().await.map_err(call("Device.State"))?,
+            active_uuid,
+            path,
+        })
     }
 
     async fn active(&self, path: &OwnedObjectPath) -> Result<NmActiveProxy<'_>, NmError> {

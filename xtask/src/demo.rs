@@ -56,8 +56,8 @@ fn table(c: &Cluster, n: &ClusterNode) {
     let why = n
         .log_tail("nodeip-selector", 50)
         .lines()
-        .filter_map(|l| l.split_once("node IP ").map(|(_, r)| r.to_owned()))
-        .last()
+        .rev()
+        .find_map(|l| l.split_once("node IP ").map(|(_, r)| r.to_owned()))
         .unwrap_or_default();
     let mut rows = vec![
         (

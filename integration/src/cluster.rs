@@ -15,7 +15,7 @@
 //! configuration); `resolv-prepender` runs from the start.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::dnsmasq::{Dnsmasq, DnsmasqConfig};
@@ -341,35 +341,14 @@ impl ClusterNode {
         c
     }
 
-    /// Runs a one-shot daemon to completion, its output appended to its log.
-    fn run_oneshot(&self, daemon: &str, args: &[&str]) -> Result<Output, String> {
-        let out = self
-            .command(daemon, args)
-            .output()
-            .map_err(|e| format!("{daemon}: {e}"))?;
-        let mut log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.log(daemon))
-            .map_err(|e| e.to_string())?;
-        std::io::Write::write_all(&mut log, &out.stderr).map_err(|e| e.to_string())?;
-        Ok(out)
-    }
-
-    /// nodeip-configuration.service: `nodeip-selector set --retry-on-failure`.
-    pub fn run_nodeip_selector(&self) -> Result<Output, String> {
-        self.run_oneshot("nodeip-selector", &["set", "--retry-on-failure"])
-    }
-
-    /// ovs-configuration.service: `ovs-bridge-configurator apply` (with the harness's tap
-    /// guard, and healing of the userspace datapath's route loss afterwards).
-    pub fn run_ovs_configuration(&self) -> Result<Output, String> {
+    /// A one-shot daemon's run as its unit runs it (`nodeip-selector set --retry-on-failure`,
+    /// `ovs-bridge-configurator apply`), stderr appended to its log.
+    fn oneshot(&self, daemon: &str) -> Result<Command, String> {
         let etc = self.path("etc").display().to_string();
         let var_lib = self.path("var-lib").display().to_string();
-        let guard = self.node.guard_br_ex_tap();
-        let out = self.run_oneshot(
-            "ovs-bridge-configurator",
-            &[
+        let args: Vec<&str> = match daemon {
+            "nodeip-selector" => vec!["set", "--retry-on-failure"],
+            _ => vec![
                 "apply",
                 "--etc-dir",
                 &etc,
@@ -378,33 +357,66 @@ impl ClusterNode {
                 "--retry-interval-secs",
                 "0",
             ],
-        )?;
+        };
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.log(daemon))
+            .map_err(|e| e.to_string())?;
+        let mut c = self.command(daemon, &args);
+        c.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
+        Ok(c)
+    }
+
+    /// Runs a one-shot daemon to completion.
+    fn run_oneshot(&self, daemon: &str) -> Result<ExitStatus, String> {
+        self.oneshot(daemon)?
+            .status()
+            .map_err(|e| format!("{daemon}: {e}"))
+    }
+
+    /// Starts a one-shot daemon run without waiting, for a test that kills it midway.
+    pub fn spawn_oneshot(&self, daemon: &str) -> Result<Child, String> {
+        self.oneshot(daemon)?
+            .spawn()
+            .map_err(|e| format!("{daemon}: {e}"))
+    }
+
+    /// nodeip-configuration.service.
+    pub fn run_nodeip_selector(&self) -> Result<ExitStatus, String> {
+        self.run_oneshot("nodeip-selector")
+    }
+
+    /// ovs-configuration.service (with the harness's tap guard, and healing of the userspace
+    /// datapath's route loss afterwards).
+    pub fn run_ovs_configuration(&self) -> Result<ExitStatus, String> {
+        let guard = self.node.guard_br_ex_tap();
+        let out = self.run_oneshot("ovs-bridge-configurator")?;
         drop(guard);
-        if out.status.success() {
+        if out.success() {
             self.node.heal_br_ex()?;
         }
         Ok(out)
     }
 
+    /// `daemon run`, logging to its log file.
+    fn spawn_run(&self, daemon: &str) -> Result<Daemon, String> {
+        Daemon::spawn(
+            daemon,
+            &mut self.command(daemon, &["run"]),
+            &self.log(daemon),
+        )
+    }
+
     /// resolv-prepender.service (Type=notify, runs for the node's lifetime).
     pub fn start_prepender(&mut self) -> Result<(), String> {
-        let d = Daemon::spawn(
-            "resolv-prepender",
-            &mut self.command("resolv-prepender", &["run"]),
-            &self.log("resolv-prepender"),
-        )?;
-        self.prepender = Some(d);
+        self.prepender = Some(self.spawn_run("resolv-prepender")?);
         Ok(())
     }
 
     /// keepalived-monitor.service.
     pub fn start_monitor(&mut self) -> Result<(), String> {
-        let d = Daemon::spawn(
-            "keepalived-monitor",
-            &mut self.command("keepalived-monitor", &["run"]),
-            &self.log("keepalived-monitor"),
-        )?;
-        self.monitor = Some(d);
+        self.monitor = Some(self.spawn_run("keepalived-monitor")?);
         Ok(())
     }
 
@@ -468,16 +480,14 @@ impl ClusterNode {
     pub fn boot(&mut self, progress: &(dyn Fn(String) + Sync)) -> Result<(), String> {
         let i = self.index;
         self.start_prepender()?;
-        let o = self.run_nodeip_selector()?;
-        if !o.status.success() {
+        if !self.run_nodeip_selector()?.success() {
             return Err(format!(
                 "node{i}: nodeip-selector failed:\n{}",
                 self.log_tail("nodeip-selector", 10)
             ));
         }
         progress(format!("node{i}: node IP {} chosen", self.primary_ip()));
-        let o = self.run_ovs_configuration()?;
-        if !o.status.success() {
+        if !self.run_ovs_configuration()?.success() {
             return Err(format!(
                 "node{i}: ovs-bridge-configurator failed:\n{}\n{}",
                 self.log_tail("ovs-bridge-configurator", 10),
@@ -634,36 +644,6 @@ impl ClusterNode {
             "resolv-prepender" => self.start_prepender(),
             _ => self.start_monitor(),
         }
-    }
-
-    /// Starts a one-shot daemon run (`nodeip-selector set`, `ovs-bridge-configurator apply`)
-    /// without waiting, for a test that kills it midway.
-    pub fn spawn_oneshot(&self, daemon: &str) -> Result<std::process::Child, String> {
-        let etc = self.path("etc").display().to_string();
-        let var_lib = self.path("var-lib").display().to_string();
-        let args: Vec<&str> = match daemon {
-            "nodeip-selector" => vec!["set", "--retry-on-failure"],
-            _ => vec![
-                "apply",
-                "--etc-dir",
-                &etc,
-                "--var-lib-dir",
-                &var_lib,
-                "--retry-interval-secs",
-                "0",
-            ],
-        };
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.log(daemon))
-            .map_err(|e| e.to_string())?;
-        self.command(daemon, &args)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(log)
-            .spawn()
-            .map_err(|e| format!("{daemon}: {e}"))
     }
 
     /// The user's NMState file for this node (`<etc>/nmstate/openshift/cluster.yml`); `None`

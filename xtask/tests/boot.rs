@@ -313,6 +313,22 @@ fn before(r: &BootResult, a: (&str, &str), b: (&str, &str)) -> bool {
     ta > 0 && tb > 0 && ta <= tb
 }
 
+/// Whether `dev` carries `ip` with the machine network's prefix, in the collected `ip -br addr`.
+fn carries(r: &BootResult, dev: &str, ip: &str) -> bool {
+    r.file("addr")
+        .lines()
+        // `ens3@if3`: the veth's peer index follows the name.
+        .find(|l| l.split(['@', ' ']).next() == Some(dev))
+        .is_some_and(|l| l.contains(&format!(" {ip}/{PREFIX_LEN}")))
+}
+
+/// Whether the collected routes have a default route through `dev`.
+fn default_via(r: &BootResult, dev: &str) -> bool {
+    r.file("route")
+        .lines()
+        .any(|l| l.starts_with("default") && l.contains(&format!("dev {dev} ")))
+}
+
 fn context(r: &BootResult) -> String {
     format!(
         "{:#?}\n--- addr\n{}--- route\n{}--- journal (ours and NM)\n{}",
@@ -432,19 +448,8 @@ fn units_boot_a_node_in_order() {
         ip,
         "kubelet saw the drop-in: the daemon-reload came first\n{ctx}"
     );
-    let br_ex = r
-        .file("addr")
-        .lines()
-        .find(|l| l.starts_with("br-ex "))
-        .unwrap_or_default()
-        .to_owned();
-    assert!(br_ex.contains(&format!(" {ip}/{PREFIX_LEN}")), "{ctx}");
-    assert!(
-        r.file("route")
-            .lines()
-            .any(|l| l.starts_with("default") && l.contains("dev br-ex")),
-        "{ctx}"
-    );
+    assert!(carries(&r, "br-ex", &ip), "{ctx}");
+    assert!(default_via(&r, "br-ex"), "{ctx}");
     assert!(r.file("ping").contains("ok"), "{ctx}");
     let resolv = r.file("resolv.conf");
     assert_eq!(
@@ -457,7 +462,12 @@ fn units_boot_a_node_in_order() {
     let conf = r.file("keepalived.conf");
     assert!(conf.contains("interface br-ex"), "{conf}");
     assert!(conf.contains(&format!("unicast_src_ip {ip}")), "{conf}");
-    assert!(br_ex.contains(&format!(" {API_VIP}/")), "VIP held\n{ctx}");
+    assert!(
+        r.file("addr")
+            .lines()
+            .any(|l| l.starts_with("br-ex ") && l.contains(&format!(" {API_VIP}/"))),
+        "VIP held\n{ctx}"
+    );
 }
 
 /// CLOCK_MONOTONIC in microseconds: the clock of systemd's `*TimestampMonotonic` properties.
@@ -555,22 +565,11 @@ fn a_failed_ovs_configuration_keeps_the_uplink() {
         "kubelet's dependencies are not met\n{ctx}"
     );
     assert_ne!(r.prop("kubelet.service", "ActiveState"), "active", "{ctx}");
-    let ens3 = r
-        .file("addr")
-        .lines()
-        .find(|l| l.starts_with("ens3"))
-        .unwrap_or_default()
-        .to_owned();
     assert!(
-        ens3.contains(&format!(" {}/{PREFIX_LEN}", node_address(1))),
+        carries(&r, "ens3", &node_address(1)),
         "the uplink keeps the node IP\n{ctx}"
     );
-    assert!(
-        r.file("route")
-            .lines()
-            .any(|l| l.starts_with("default") && l.contains("dev ens3")),
-        "{ctx}"
-    );
+    assert!(default_via(&r, "ens3"), "{ctx}");
     assert!(!r.file("addr").contains("br-ex"), "no bridge\n{ctx}");
     assert!(r.file("ping").contains("ok"), "connectivity\n{ctx}");
 }
@@ -591,22 +590,8 @@ fn an_nmstate_file_builds_br_ex_under_the_hardened_unit() {
         "success",
         "{ctx}"
     );
-    let br_ex = r
-        .file("addr")
-        .lines()
-        .find(|l| l.starts_with("br-ex "))
-        .unwrap_or_default()
-        .to_owned();
-    assert!(
-        br_ex.contains(&format!(" {}/{PREFIX_LEN}", node_address(1))),
-        "{ctx}"
-    );
-    assert!(
-        r.file("route")
-            .lines()
-            .any(|l| l.starts_with("default") && l.contains("dev br-ex")),
-        "{ctx}"
-    );
+    assert!(carries(&r, "br-ex", &node_address(1)), "{ctx}");
+    assert!(default_via(&r, "br-ex"), "{ctx}");
     assert_eq!(
         fs::read_to_string(node.path("nmstate/openshift/applied")).unwrap_or_default(),
         NMSTATE_BR_EX,

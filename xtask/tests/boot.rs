@@ -495,11 +495,19 @@ fn nodeip_configuration_waits_for_a_late_uplink() {
     node.up.ns.ip(&["link", "set", "p1", "down"]).unwrap();
     let (r, link_up) = std::thread::scope(|s| {
         let boot = s.spawn(|| node.boot("systemctl is-active -q kubelet.service"));
+        // This node's nodeip-selector (other tests boot containers at the same time).
         let running = || {
-            Command::new("pgrep")
+            let pids = Command::new("pgrep")
                 .args(["-f", "^/usr/bin/nodeip-selector set"])
                 .output()
-                .is_ok_and(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                .unwrap_or_default();
+            pids.split_whitespace().any(|pid| {
+                Command::new("ip")
+                    .args(["netns", "identify", pid])
+                    .output()
+                    .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == node.ns.name())
+            })
         };
         assert!(
             integration::process::wait_for(Duration::from_secs(60), running),

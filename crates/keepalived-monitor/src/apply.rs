@@ -37,10 +37,9 @@ pub fn desired_mode(s: &Settings) -> Mode {
 pub fn validate(output: &Path, text: &str) -> Result<(), String> {
     let dir = output.parent().unwrap_or(Path::new("/"));
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".keepalived-candidate.")
-        .tempfile_in(dir)
-        .map_err(|e| e.to_string())?;
+    // Named like the output's temporary files, so a killed run's candidate is removed with
+    // them at the next start.
+    let mut tmp = selection::atomic::temp_file_for(output).map_err(|e| e.to_string())?;
     tmp.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
     let out = Command::new("keepalived")
         .arg("-t")

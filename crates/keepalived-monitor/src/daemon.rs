@@ -118,6 +118,7 @@ async fn sleep_until(deadline: Option<Instant>) {
 
 /// Runs until SIGTERM.
 pub async fn run(s: Settings) -> anyhow::Result<()> {
+    selection::atomic::clean_up_interrupted_writes(&[&s.output]);
     let vips: Vec<_> = s.api_vips.iter().chain(&s.ingress_vips).copied().collect();
     if let Err(e) = apply::remove_stale_vips(&vips).await {
         tracing::warn!("cannot check for stale VIPs: {e}");

@@ -13,7 +13,7 @@ pub mod outputs;
 pub mod settings;
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -61,6 +61,10 @@ async fn show(settings: &Settings, all: bool, json: bool) -> anyhow::Result<Exit
 }
 
 async fn set(settings: &Settings) -> anyhow::Result<ExitCode> {
+    let outputs = outputs::paths(&settings.files, &settings.systemd_dir);
+    selection::atomic::clean_up_interrupted_writes(
+        &outputs.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
+    );
     if let Some(ip) = outputs::previous_choice(&settings.files) {
         tracing::info!(
             "Found ip {} in {}, no need for new configuration, exiting",

@@ -22,6 +22,21 @@ pub enum Step {
     },
 }
 
+/// Every file `set` may write.
+pub fn paths(files: &NodeIpFiles, systemd_dir: &Path) -> Vec<PathBuf> {
+    vec![
+        files.remote_worker(),
+        systemd_dir.join(KUBELET_DROPIN),
+        systemd_dir.join(CRIO_DROPIN),
+        files.primary_ip(),
+        files.ipv4(),
+        files.ipv6(),
+    ]
+}
+
+const KUBELET_DROPIN: &str = "kubelet.service.d/20-nodenet.conf";
+const CRIO_DROPIN: &str = "crio.service.d/20-nodenet.conf";
+
 /// The steps for `addresses` (primary first), in upstream's order: remote-worker, kubelet
 /// drop-in, crio drop-in, primary-ip, then ipv4/ipv6. `primary-ip` is the "done" marker that
 /// makes later runs of this boot exit early, so everything it depends on is written before it.
@@ -54,11 +69,11 @@ pub fn plan(
         kubelet.push_str("Environment=\"CUSTOM_KUBELET_LABELS=node.openshift.io/remote-worker\"\n");
     }
     steps.push(Step::Write {
-        path: systemd_dir.join("kubelet.service.d/20-nodenet.conf"),
+        path: systemd_dir.join(KUBELET_DROPIN),
         contents: kubelet,
     });
     steps.push(Step::Write {
-        path: systemd_dir.join("crio.service.d/20-nodenet.conf"),
+        path: systemd_dir.join(CRIO_DROPIN),
         contents: format!("[Service]\nEnvironment=\"CONTAINER_STREAM_ADDRESS={node_ip}\"\n"),
     });
     steps.push(Step::Write {

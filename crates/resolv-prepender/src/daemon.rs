@@ -105,6 +105,7 @@ fn notify_systemd(states: &[sd_notify::NotifyState]) {
 
 /// Runs until SIGTERM or SIGINT.
 pub async fn run(settings: Settings) -> anyhow::Result<()> {
+    selection::atomic::clean_up_interrupted_writes(&[&settings.output, &settings.resolved_dropin]);
     let watched = Watched::new(&settings);
     let (tx, mut rx) = mpsc::unbounded_channel::<notify::Result<notify::Event>>();
     let mut watcher = notify::recommended_watcher(move |ev| {

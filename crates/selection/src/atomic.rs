@@ -11,21 +11,79 @@ pub fn ensure_dir(dir: &Path) -> io::Result<()> {
     DirBuilder::new().recursive(true).mode(0o755).create(dir)
 }
 
-/// Writes `contents` to `path` with `mode`: a temporary file in the same directory, fsync,
-/// rename over `path`, fsync of the directory. Missing parent directories are created (0755).
-pub fn write_atomic(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
-    let dir = path
-        .parent()
+/// The directory `path` is in (`.` for a bare name).
+fn parent_dir(path: &Path) -> &Path {
+    path.parent()
         .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    ensure_dir(dir)?;
+        .unwrap_or(Path::new("."))
+}
+
+/// The prefix of the temporary files written next to `path`: `.<name>.`, followed by
+/// [`TEMP_RANDOM`] random letters and digits.
+pub fn temp_prefix(path: &Path) -> String {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .tempfile_in(dir)?;
+    format!(".{name}.")
+}
+
+/// How many random characters follow [`temp_prefix`] (tempfile's default).
+const TEMP_RANDOM: usize = 6;
+
+/// A temporary file for `path`, in its directory.
+pub fn temp_file_for(path: &Path) -> io::Result<tempfile::NamedTempFile> {
+    tempfile::Builder::new()
+        .prefix(&temp_prefix(path))
+        .rand_bytes(TEMP_RANDOM)
+        .tempfile_in(parent_dir(path))
+}
+
+/// Removes the temporary files a writer of `path` left when it was killed between creating
+/// one and renaming it (SIGKILL, OOM); returns what it removed. Each file has one writer, which
+/// calls this when it starts, so no write in progress is touched.
+pub fn remove_stale_temps(path: &Path) -> io::Result<Vec<std::path::PathBuf>> {
+    let prefix = temp_prefix(path);
+    let entries = match fs::read_dir(parent_dir(path)) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        r => r?,
+    };
+    let mut removed = Vec::new();
+    for e in entries {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ours = name.strip_prefix(&prefix).is_some_and(|rest| {
+            rest.len() == TEMP_RANDOM && rest.chars().all(|c| c.is_ascii_alphanumeric())
+        });
+        if ours && e.file_type()?.is_file() {
+            fs::remove_file(e.path())?;
+            removed.push(e.path());
+        }
+    }
+    Ok(removed)
+}
+
+/// [`remove_stale_temps`] for each file a daemon writes, at its start; what is removed is
+/// logged, a failure only warns (the daemon's own writes still work).
+pub fn clean_up_interrupted_writes(paths: &[&Path]) {
+    for path in paths {
+        match remove_stale_temps(path) {
+            Ok(removed) => {
+                for r in removed {
+                    tracing::info!("removed {} (left by an interrupted write)", r.display());
+                }
+            }
+            Err(e) => tracing::warn!("cannot clean up next to {}: {e}", path.display()),
+        }
+    }
+}
+
+/// Writes `contents` to `path` with `mode`: a temporary file in the same directory, fsync,
+/// rename over `path`, fsync of the directory. Missing parent directories are created (0755).
+pub fn write_atomic(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
+    let dir = parent_dir(path);
+    ensure_dir(dir)?;
+    let mut tmp = temp_file_for(path)?;
     tmp.write_all(contents)?;
     // Explicit mode: independent of the process umask.
     fs::set_permissions(tmp.path(), Permissions::from_mode(mode))?;
@@ -66,14 +124,9 @@ fn write_atomic_labelled(
     let Some(label) = label else {
         return write_atomic(path, contents, mode);
     };
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = parent_dir(path);
     ensure_dir(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".replace.")
-        .tempfile_in(dir)?;
+    let mut tmp = temp_file_for(path)?;
     tmp.write_all(contents)?;
     fs::set_permissions(tmp.path(), Permissions::from_mode(mode))?;
     // SAFETY: valid fd, NUL-terminated name, buffer of the given length.
@@ -165,6 +218,32 @@ pub fn touch(path: &Path) -> io::Result<()> {
 mod tests {
     use super::*;
     use std::os::unix::fs::MetadataExt;
+
+    #[test]
+    fn stale_temps_of_one_file_are_removed_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("resolv.conf");
+        let killed = temp_file_for(&target).unwrap().keep().unwrap().1;
+        let keep = [
+            "resolv.conf",
+            ".resolv.conf.bak",
+            ".resolv.conf.toolong1",
+            ".other.conf.abc123",
+        ];
+        for k in keep {
+            fs::write(dir.path().join(k), "x").unwrap();
+        }
+        assert_eq!(remove_stale_temps(&target).unwrap(), vec![killed.clone()]);
+        assert!(!killed.exists());
+        for k in keep {
+            assert!(dir.path().join(k).exists(), "{k}");
+        }
+        assert!(
+            remove_stale_temps(&dir.path().join("missing/x"))
+                .unwrap()
+                .is_empty()
+        );
+    }
 
     #[test]
     fn replaces_content_with_exact_bytes_and_mode_and_leaves_no_temp_file() {

@@ -172,9 +172,28 @@ fn faults_converge_to_the_same_state() {
     let mut rng = Rng::new();
     let bins = Binaries(workspace_binaries());
     let mut c = Cluster::create(&bins, &say).unwrap();
-    for n in &mut c.nodes[..2] {
-        n.boot(&say).unwrap();
-    }
+    c.nodes[0].boot(&say).unwrap();
+    // Node 2: NetworkManager restarted in the middle of ovs-bridge-configurator's apply. The
+    // run fails (or finishes, if the restart came late); the next run converges.
+    let n2 = &mut c.nodes[1];
+    n2.start_prepender().unwrap();
+    assert!(n2.run_nodeip_selector().unwrap().success());
+    let mut apply = n2.spawn_oneshot("ovs-bridge-configurator").unwrap();
+    let at = rng.ms(200, 1200);
+    std::thread::sleep(at);
+    n2.node.nm.bounce().unwrap();
+    let first = apply.wait().unwrap();
+    eprintln!("NetworkManager restarted {at:?} into the apply; that run: {first}");
+    let o = n2.run_ovs_configuration().unwrap();
+    assert!(
+        o.success(),
+        "{}\n{}",
+        n2.log_tail("ovs-bridge-configurator", 30),
+        n2.node.nm.log_tail(30)
+    );
+    n2.start_monitor().unwrap();
+    n2.start_keepalived().unwrap();
+    n2.start_coredns().unwrap();
     let n3 = &mut c.nodes[2];
     n3.start_prepender().unwrap();
     // nodeip-selector killed three times at random points of its run (each time on a node

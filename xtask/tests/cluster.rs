@@ -183,7 +183,10 @@ fn faults_converge_to_the_same_state() {
     std::thread::sleep(at);
     n2.node.nm.bounce().unwrap();
     let first = apply.wait().unwrap();
-    eprintln!("NetworkManager restarted {at:?} into the apply; that run: {first}");
+    eprintln!(
+        "NetworkManager restarted {at:?} into the apply; that run: {first}, saying:\n{}",
+        n2.log_tail("ovs-bridge-configurator", 2)
+    );
     let o = n2.run_ovs_configuration().unwrap();
     assert!(
         o.success(),

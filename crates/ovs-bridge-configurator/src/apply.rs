@@ -44,6 +44,11 @@ pub enum ApplyError {
     Io(String),
     #[error("terminated by a signal")]
     Terminated,
+    #[error(
+        "the checkpoint was gone at commit time ({0}): NetworkManager restarted during the apply, \
+         or its rollback timeout passed and it restored the previous configuration; run again"
+    )]
+    Uncommitted(NmError),
     #[error(transparent)]
     Declarative(#[from] crate::declarative::DeclarativeError),
 }
@@ -378,7 +383,9 @@ async fn execute(
     };
     match result {
         Ok(()) => {
-            nm.checkpoint_destroy(&cp).await?;
+            nm.checkpoint_destroy(&cp)
+                .await
+                .map_err(ApplyError::Uncommitted)?;
             for b in &plan.bridges {
                 if let Err(e) = crate::nic::vmxnet3_allmulticast(&b.interface).await {
                     tracing::warn!("{e}");

@@ -140,8 +140,10 @@ pub struct Device {
 /// A failure talking to NetworkManager.
 #[derive(Debug, thiserror::Error)]
 pub enum NmError {
-    #[error("{what}: {source}")]
-    Call { what: String, source: zbus::Error },
+    // `error`, not `source`: the message already holds it, and a chained display (`{:#}`)
+    // would print it twice.
+    #[error("{what}: {error}")]
+    Call { what: String, error: zbus::Error },
     #[error("{what}: no answer within {timeout:?}")]
     Timeout { what: String, timeout: Duration },
     #[error("activation of {id} failed (NetworkManager deactivated it)")]
@@ -150,7 +152,7 @@ pub enum NmError {
 
 fn call(what: impl Into<String>) -> impl FnOnce(zbus::Error) -> NmError {
     let what = what.into();
-    move |source| NmError::Call { what, source }
+    move |error| NmError::Call { what, error }
 }
 
 /// A connection to NetworkManager on the system bus (`DBUS_SYSTEM_BUS_ADDRESS` honoured).

@@ -132,3 +132,9 @@ pub fn output(cmd: &mut Command) -> Result<String, String> {
         ))
     }
 }
+
+/// Waits for `cond`, polling; the elapsed time when it held.
+pub fn time_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> Option<Duration> {
+    let t0 = Instant::now();
+    wait_for(timeout, &mut cond).then(|| t0.elapsed())
+}

@@ -5,8 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use integration::cluster::{API_VIP, Binaries, Cluster, INGRESS_VIP, time_until};
+use integration::cluster::{API_VIP, Binaries, Cluster, INGRESS_VIP};
 use integration::node::{PREFIX_LEN, ZONE, node_address, node_address6};
+use integration::process::time_until;
 use integration::require_root;
 
 mod common;

@@ -188,16 +188,8 @@ fn faults_converge_to_the_same_state() {
         "NetworkManager restarted {at:?} into the apply; that run: {first}, saying:\n{}",
         n2.log_tail("ovs-bridge-configurator", 2)
     );
-    let o = n2.run_ovs_configuration().unwrap();
-    assert!(
-        o.success(),
-        "{}\n{}",
-        n2.log_tail("ovs-bridge-configurator", 30),
-        n2.node.nm.log_tail(30)
-    );
-    n2.start_monitor().unwrap();
-    n2.start_keepalived().unwrap();
-    n2.start_coredns().unwrap();
+    n2.configure_ovs().unwrap();
+    n2.boot_after_ovs(&say).unwrap();
     let n3 = &mut c.nodes[2];
     n3.start_prepender().unwrap();
     // nodeip-selector killed three times at random points of its run (each time on a node
@@ -245,25 +237,8 @@ fn faults_converge_to_the_same_state() {
     let at = rng.ms(300, 1500);
     let was = kill_after(n3.spawn_oneshot("ovs-bridge-configurator").unwrap(), at);
     eprintln!("ovs-bridge-configurator killed after {at:?} (running: {was})");
-    let o = n3.run_ovs_configuration().unwrap();
-    assert!(
-        o.success(),
-        "{}\n{}",
-        n3.log_tail("ovs-bridge-configurator", 30),
-        n3.node.nm.log_tail(30)
-    );
-    n3.start_monitor().unwrap();
-    n3.start_keepalived().unwrap();
-    n3.start_coredns().unwrap();
-    let done = n3
-        .node
-        .view
-        .run_dir()
-        .join("resolv-prepender-kni-conf-done");
-    assert!(integration::process::wait_for(
-        Duration::from_secs(20),
-        || done.exists()
-    ));
+    n3.configure_ovs().unwrap();
+    n3.boot_after_ovs(&say).unwrap();
     c.wait_single_holder(API_VIP, Duration::from_secs(20))
         .unwrap();
 

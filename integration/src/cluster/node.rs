@@ -309,14 +309,28 @@ impl ClusterNode {
             ));
         }
         progress(format!("node{i}: node IP {} chosen", self.primary_ip()));
-        if !self.run_ovs_configuration()?.success() {
-            return Err(format!(
-                "node{i}: ovs-bridge-configurator failed:\n{}\n{}",
-                self.log_tail("ovs-bridge-configurator", 10),
-                self.node.nm.log_tail(30)
-            ));
-        }
+        self.configure_ovs()?;
         progress(format!("node{i}: br-ex up with the node IP"));
+        self.boot_after_ovs(progress)
+    }
+
+    /// ovs-configuration.service, which must succeed (its log and NM's explain a failure).
+    pub fn configure_ovs(&self) -> Result<(), String> {
+        if self.run_ovs_configuration()?.success() {
+            return Ok(());
+        }
+        Err(format!(
+            "node{}: ovs-bridge-configurator failed:\n{}\n{}",
+            self.index,
+            self.log_tail("ovs-bridge-configurator", 30),
+            self.node.nm.log_tail(30)
+        ))
+    }
+
+    /// The rest of the boot once br-ex is up: keepalived-monitor, keepalived, the CoreDNS
+    /// stand-in, and resolv-prepender's done flag.
+    pub fn boot_after_ovs(&mut self, progress: &(dyn Fn(String) + Sync)) -> Result<(), String> {
+        let i = self.index;
         self.start_monitor()?;
         self.start_keepalived()?;
         progress(format!("node{i}: keepalived running"));

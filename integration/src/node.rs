@@ -203,6 +203,34 @@ impl Node {
         node_address(self.index)
     }
 
+    /// nmcli IPv4 settings for the machine network: DHCP, or the node's fixed address with
+    /// the router as gateway.
+    pub fn ipv4_settings(&self, dhcp: bool) -> Vec<String> {
+        if dhcp {
+            return vec!["ipv4.method".into(), "auto".into()];
+        }
+        [
+            "ipv4.method",
+            "manual",
+            "ipv4.addresses",
+            &format!("{}/{PREFIX_LEN}", self.address()),
+            "ipv4.gateway",
+            ROUTER,
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    }
+
+    /// The node's original uplink profile `ens3` as an installer leaves it (autoconnect, IPv6
+    /// `auto`), plus `extra` settings, brought up.
+    pub fn up_uplink(&self, dhcp: bool, extra: &[&str]) -> Result<(), String> {
+        let ipv4 = self.ipv4_settings(dhcp);
+        let mut settings = vec!["autoconnect", "yes", "ipv6.method", "auto"];
+        settings.extend(ipv4.iter().map(String::as_str));
+        settings.extend_from_slice(extra);
+        self.nm.up_ethernet("ens3", "ens3", &settings)
+    }
+
     pub fn dir(&self) -> &std::path::Path {
         self.dir.path()
     }

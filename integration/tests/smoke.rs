@@ -204,18 +204,8 @@ fn network_manager_builds_br_ex_and_the_node_ip_answers_through_it() {
     let mut up = Upstream::start(2, &[]).unwrap();
     let node = Node::start(&mut up, 1).unwrap();
     let t = Instant::now();
-    let cidr = format!("{}/24", node_address(1));
-    add_br_ex_profiles(
-        &node,
-        &[
-            "ipv4.method",
-            "manual",
-            "ipv4.addresses",
-            &cidr,
-            "ipv4.gateway",
-            ROUTER,
-        ],
-    );
+    let ipv4 = node.ipv4_settings(false);
+    add_br_ex_profiles(&node, &ipv4.iter().map(String::as_str).collect::<Vec<_>>());
     // The profiles autoconnect; bringing one up again would re-activate it (about 6 s).
     node.nm
         .wait_activated("ovs-if-br-ex", Duration::from_secs(30))
@@ -244,7 +234,7 @@ fn network_manager_builds_br_ex_and_the_node_ip_answers_through_it() {
         node.ns
             .ip(&["-br", "addr", "show", "dev", "br-ex"])
             .unwrap()
-            .contains(&cidr)
+            .contains(&format!("{}/24", node_address(1)))
     );
     assert!(
         ping(&up.ns, &node_address(1)),

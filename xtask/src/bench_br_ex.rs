@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, anyhow, bail};
-use integration::node::{Node, ROUTER, Upstream, node_address};
+use integration::node::{Node, Upstream, node_address};
 use selection::netlink::NetlinkReader;
 
 use crate::util::release_binary;
@@ -78,23 +78,7 @@ struct Run {
 fn one(bin: &std::path::Path, dhcp: bool) -> anyhow::Result<Run> {
     let mut up = Upstream::start(1, &[]).map_err(|e| anyhow!(e))?;
     let node = Node::start(&mut up, 1).map_err(|e| anyhow!(e))?;
-    let cidr = format!("{}/24", node_address(1));
-    let mut s = vec!["autoconnect", "yes", "ipv6.method", "auto"];
-    if dhcp {
-        s.extend(["ipv4.method", "auto"]);
-    } else {
-        s.extend([
-            "ipv4.method",
-            "manual",
-            "ipv4.addresses",
-            &cidr,
-            "ipv4.gateway",
-            ROUTER,
-        ]);
-    }
-    node.nm
-        .up_ethernet("ens3", "ens3", &s)
-        .map_err(|e| anyhow!(e))?;
+    node.up_uplink(dhcp, &[]).map_err(|e| anyhow!(e))?;
     let run_dir = node.view.run_dir().join("nodeip-configuration");
     std::fs::create_dir_all(&run_dir)?;
     std::fs::write(run_dir.join("primary-ip"), node_address(1))?;

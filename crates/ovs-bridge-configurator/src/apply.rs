@@ -80,18 +80,18 @@ pub struct Gathered {
 }
 
 impl Gathered {
-    pub fn planner_profiles(&self) -> Vec<plan::Profile> {
-        self.profiles
+    /// The plan for what was gathered; `new_uuid` names the profiles it creates.
+    pub fn plan(&self, new_uuid: &mut dyn FnMut() -> String) -> Result<plan::Plan, PlanError> {
+        let profiles: Vec<plan::Profile> = self
+            .profiles
             .iter()
             .map(|(_, x)| plan::Profile {
                 settings: p::clone_settings(&x.settings),
                 active: x.active,
             })
-            .collect()
-    }
-
-    pub fn planner_devices(&self) -> Vec<plan::Device> {
-        self.devices.iter().map(|(_, d)| d.clone()).collect()
+            .collect();
+        let devices: Vec<plan::Device> = self.devices.iter().map(|(_, d)| d.clone()).collect();
+        plan::plan(&profiles, &devices, &self.snapshot, &self.files, new_uuid)
     }
 
     fn path_of(&self, id: &str) -> Option<&OwnedObjectPath> {
@@ -319,14 +319,7 @@ pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
         cleanup(&nm, s.activation_timeout).await?;
         g = gather(&nm, &mut reader, s).await?;
     }
-    let mut uuids = || uuid::Uuid::new_v4().to_string();
-    let plan = plan::plan(
-        &g.planner_profiles(),
-        &g.planner_devices(),
-        &g.snapshot,
-        &g.files,
-        &mut uuids,
-    )?;
+    let plan = g.plan(&mut || uuid::Uuid::new_v4().to_string())?;
     for w in plan.bridges.iter().flat_map(|b| &b.warnings) {
         tracing::warn!("{w}");
     }

@@ -85,13 +85,7 @@ async fn plan(s: &Settings, json: bool) -> anyhow::Result<ExitCode> {
         n += 1;
         format!("<new-uuid-{n}>")
     };
-    let plan = plan::plan(
-        &g.planner_profiles(),
-        &g.planner_devices(),
-        &g.snapshot,
-        &g.files,
-        &mut uuids,
-    )?;
+    let plan = g.plan(&mut uuids)?;
     if json {
         let bridges: Vec<serde_json::Value> = plan
             .bridges

@@ -1,8 +1,8 @@
 //! ovs-bridge-configurator against the OVS-enabled NetworkManager and OVS's userspace datapath.
 
 use std::fs;
-use std::path::PathBuf;
-use std::process::Output;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use integration::node::{NMSTATE_BR_EX, Node, ROUTER, Upstream, node_address};
@@ -24,21 +24,7 @@ impl Case {
     fn new(static_ip: bool) -> Case {
         let mut up = Upstream::start(1, &[]).unwrap();
         let node = Node::start(&mut up, 1).unwrap();
-        let cidr = format!("{}/24", node_address(1));
-        let mut settings = vec!["autoconnect", "yes", "ipv6.method", "auto"];
-        if static_ip {
-            settings.extend([
-                "ipv4.method",
-                "manual",
-                "ipv4.addresses",
-                &cidr,
-                "ipv4.gateway",
-                ROUTER,
-            ]);
-        } else {
-            settings.extend(["ipv4.method", "auto"]);
-        }
-        node.nm.up_ethernet("ens3", "ens3", &settings).unwrap();
+        node.up_uplink(!static_ip, &[]).unwrap();
         let etc = node.dir().join("etc");
         let var_lib = node.dir().join("var-lib");
         fs::create_dir_all(&etc).unwrap();
@@ -57,19 +43,27 @@ impl Case {
         fs::write(dir.join("primary-ip"), node_address(1)).unwrap();
     }
 
-    fn run(&self, args: &[&str]) -> Output {
-        let guard = self.node.guard_br_ex_tap();
-        let out = self
-            .node
-            .view
-            .command(BIN)
-            .args(args)
-            .args(["--config", "/dev/null", "--retry-interval-secs", "0"])
+    /// The configurator inside the node with `args` (subcommand first), `config`, and this
+    /// case's /etc and /var/lib.
+    fn command(&self, args: &[&str], config: &Path) -> Command {
+        let mut c = self.node.view.command(BIN);
+        c.args(args)
+            .arg("--config")
+            .arg(config)
             .arg("--etc-dir")
             .arg(&self.etc)
             .arg("--var-lib-dir")
             .arg(&self.var_lib)
-            .env("DBUS_SYSTEM_BUS_ADDRESS", self.node.nm.bus_address())
+            .env("DBUS_SYSTEM_BUS_ADDRESS", self.node.nm.bus_address());
+        c
+    }
+
+    /// Runs it to the end without retries, watching br-ex's tap meanwhile.
+    fn run(&self, args: &[&str]) -> Output {
+        let guard = self.node.guard_br_ex_tap();
+        let out = self
+            .command(args, Path::new("/dev/null"))
+            .args(["--retry-interval-secs", "0"])
             .output()
             .unwrap();
         if guard.healed() > 0 {
@@ -90,6 +84,28 @@ impl Case {
             self.up.dnsmasq().dhcp_log_tail(30),
             self.node.ns.ip(&["-br", "link"]).unwrap_or_default()
         )
+    }
+
+    /// Whether ens3 (the original uplink) carries the node IP.
+    fn ens3_has_node_ip(&self) -> bool {
+        self.node
+            .ns
+            .ip(&["-br", "addr", "show", "dev", "ens3"])
+            .unwrap()
+            .contains(&node_address(1))
+    }
+
+    /// Whether the upstream router reaches the node IP.
+    fn reachable(&self) -> bool {
+        self.up
+            .ns
+            .exec("ping", &["-c1", "-W2", &node_address(1)])
+            .is_ok()
+    }
+
+    /// `nmcli -g NAME c`: the profiles' names, one per line.
+    fn profile_names(&self) -> String {
+        self.node.nm.nmcli(&["-g", "NAME", "c"]).unwrap()
     }
 
     fn ready(&self) -> bool {
@@ -234,11 +250,7 @@ fn static_uplink_moves_onto_br_ex_with_configure_ovs_profiles() {
         original,
         "original untouched"
     );
-    assert!(
-        c.up.ns
-            .exec("ping", &["-c1", "-W2", &node_address(1)])
-            .is_ok()
-    );
+    assert!(c.reachable());
     assert_eq!(
         fs::read_to_string(c.var_lib.join("ovnk/iface_default_hint")).unwrap(),
         "ens3\n"
@@ -290,12 +302,7 @@ fn dhcp_uplink_keeps_its_lease_on_br_ex() {
         return;
     }
     let c = Case::new(false);
-    assert!(wait_for(Duration::from_secs(10), || c
-        .node
-        .ns
-        .ip(&["-br", "addr", "show", "dev", "ens3"])
-        .unwrap()
-        .contains(&node_address(1))));
+    assert!(wait_for(Duration::from_secs(10), || c.ens3_has_node_ip()));
     c.write_primary_ip();
     let o = c.run(&["apply"]);
     assert!(o.status.success(), "{}", c.context(&o));
@@ -320,12 +327,7 @@ fn a_reboot_rebuilds_cleanly() {
     let _ = fs::remove_file(c.node.view.run_dir().join("configure-ovs-boot-done"));
     c.node.nm.restart().unwrap();
     assert!(
-        wait_for(Duration::from_secs(10), || c
-            .node
-            .ns
-            .ip(&["-br", "addr", "show", "dev", "ens3"])
-            .unwrap()
-            .contains(&node_address(1))),
+        wait_for(Duration::from_secs(10), || c.ens3_has_node_ip()),
         "the original profile is back on ens3"
     );
     let o = c.run(&["apply"]);
@@ -333,11 +335,7 @@ fn a_reboot_rebuilds_cleanly() {
     assert!(log(&o).contains("first run of this boot"), "{}", log(&o));
     assert!(wait_for(Duration::from_secs(5), || c.ready()));
     assert_common_profiles(&c);
-    assert!(
-        c.up.ns
-            .exec("ping", &["-c1", "-W2", &node_address(1)])
-            .is_ok()
-    );
+    assert!(c.reachable());
 }
 
 #[test]
@@ -360,37 +358,19 @@ fn a_failure_rolls_back_to_the_original_network() {
     // ovs-vswitchd crashed: NM can write OVSDB but the bridge never materialises.
     c.node.ovs.kill_vswitchd();
     let o = c
-        .node
-        .view
-        .command(BIN)
-        .args(["apply", "--retry-interval-secs", "0", "--config"])
-        .arg(&cfg)
-        .arg("--etc-dir")
-        .arg(&c.etc)
-        .arg("--var-lib-dir")
-        .arg(&c.var_lib)
-        .env("DBUS_SYSTEM_BUS_ADDRESS", c.node.nm.bus_address())
+        .command(&["apply", "--retry-interval-secs", "0"], &cfg)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", log(&o));
     assert!(log(&o).contains("rolling back"), "{}", log(&o));
     // The original profile is active again and the node answers on its original interface.
     assert!(
-        wait_for(Duration::from_secs(10), || c
-            .node
-            .ns
-            .ip(&["-br", "addr", "show", "dev", "ens3"])
-            .unwrap()
-            .contains(&node_address(1))),
+        wait_for(Duration::from_secs(10), || c.ens3_has_node_ip()),
         "{}",
         c.node.ns.ip(&["addr"]).unwrap()
     );
-    assert!(
-        c.up.ns
-            .exec("ping", &["-c1", "-W2", &node_address(1)])
-            .is_ok()
-    );
-    let names = c.node.nm.nmcli(&["-g", "NAME", "c"]).unwrap();
+    assert!(c.reachable());
+    let names = c.profile_names();
     assert!(
         !names.lines().any(|n| n.starts_with("ovs-") || n == "br-ex"),
         "profiles removed: {names}"
@@ -492,7 +472,7 @@ fn the_node_ip_nic_wins_over_a_lower_metric_default_route_and_the_extra_bridge_f
     fs::remove_file(c.etc.join("ovnk/extra_bridge")).unwrap();
     let o = c.run(&["apply"]);
     assert!(o.status.success(), "{}", c.context(&o));
-    let names = c.node.nm.nmcli(&["-g", "NAME", "c"]).unwrap();
+    let names = c.profile_names();
     assert!(
         !names
             .lines()
@@ -569,27 +549,12 @@ fn sigterm_during_apply_rolls_back() {
     fs::write(c.node.view.run_dir().join("configure-ovs-boot-done"), "").unwrap();
     c.node.ovs.kill_vswitchd();
     let child = c
-        .node
-        .view
-        .command(BIN)
-        .args(["apply", "--config", "/dev/null"])
-        .arg("--etc-dir")
-        .arg(&c.etc)
-        .arg("--var-lib-dir")
-        .arg(&c.var_lib)
-        .env("DBUS_SYSTEM_BUS_ADDRESS", c.node.nm.bus_address())
+        .command(&["apply"], Path::new("/dev/null"))
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     // Stuck waiting for br-ex (no vswitchd): stop it as systemd would.
-    let added = || {
-        c.node
-            .nm
-            .nmcli(&["-g", "NAME", "c"])
-            .unwrap()
-            .lines()
-            .any(|n| n == "ovs-if-br-ex")
-    };
+    let added = || c.profile_names().lines().any(|n| n == "ovs-if-br-ex");
     assert!(wait_for(Duration::from_secs(10), added));
     std::thread::sleep(Duration::from_millis(300));
     std::process::Command::new("kill")
@@ -599,19 +564,9 @@ fn sigterm_during_apply_rolls_back() {
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", log(&o));
     assert!(log(&o).contains("terminated by a signal"), "{}", log(&o));
-    let back = || {
-        c.node
-            .ns
-            .ip(&["-br", "addr", "show", "dev", "ens3"])
-            .unwrap()
-            .contains(&node_address(1))
-    };
+    let back = || c.ens3_has_node_ip();
     assert!(wait_for(Duration::from_secs(10), back));
-    assert!(
-        c.up.ns
-            .exec("ping", &["-c1", "-W2", &node_address(1)])
-            .is_ok()
-    );
+    assert!(c.reachable());
 }
 
 #[test]
@@ -639,13 +594,9 @@ fn declarative_nmstate_file_builds_br_ex_and_is_recorded() {
         fs::read_to_string(c.etc.join("nmstate/cluster.yml")).unwrap(),
         NMSTATE_BR_EX
     );
-    assert!(
-        c.up.ns
-            .exec("ping", &["-c1", "-W2", &node_address(1)])
-            .is_ok()
-    );
+    assert!(c.reachable());
     // No automatic profiles: NMState owns br-ex.
-    let names = c.node.nm.nmcli(&["-g", "NAME", "c"]).unwrap();
+    let names = c.profile_names();
     assert!(!names.lines().any(|n| n == "ovs-if-phys0"), "{names}");
     // Again: `applied` equals the file, so nothing is done.
     let o = c.run(&["apply"]);
@@ -685,11 +636,7 @@ fn a_malformed_nmstate_file_is_one_clear_error_and_changes_nothing() {
         c.ready(),
         "the automatic br-ex was not torn down before the file was rejected"
     );
-    assert!(
-        c.up.ns
-            .exec("ping", &["-c1", "-W2", &node_address(1)])
-            .is_ok()
-    );
+    assert!(c.reachable());
 }
 
 #[test]
@@ -699,7 +646,7 @@ fn plan_changes_nothing_status_reports_and_rollback_restores() {
     }
     let c = Case::new(true);
     c.write_primary_ip();
-    let profiles = || c.node.nm.nmcli(&["-g", "NAME", "c"]).unwrap();
+    let profiles = || c.profile_names();
     let before = profiles();
     let o = c.run(&["plan"]);
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
@@ -758,19 +705,9 @@ fn plan_changes_nothing_status_reports_and_rollback_restores() {
             .exists()
     );
     assert!(c.node.ovs.vsctl(&["list-br"]).unwrap().is_empty());
-    let back = || {
-        c.node
-            .ns
-            .ip(&["-br", "addr", "show", "dev", "ens3"])
-            .unwrap()
-            .contains(&node_address(1))
-    };
+    let back = || c.ens3_has_node_ip();
     assert!(wait_for(Duration::from_secs(10), back));
-    assert!(
-        c.up.ns
-            .exec("ping", &["-c1", "-W2", &node_address(1)])
-            .is_ok()
-    );
+    assert!(c.reachable());
 }
 
 #[test]
@@ -785,39 +722,17 @@ fn a_crash_mid_apply_is_undone_by_the_checkpoint_timeout() {
     fs::write(&cfg, "checkpoint-timeout-secs = 3\n").unwrap();
     c.node.ovs.kill_vswitchd();
     let mut child = c
-        .node
-        .view
-        .command(BIN)
-        .args(["apply", "--config"])
-        .arg(&cfg)
-        .arg("--etc-dir")
-        .arg(&c.etc)
-        .arg("--var-lib-dir")
-        .arg(&c.var_lib)
-        .env("DBUS_SYSTEM_BUS_ADDRESS", c.node.nm.bus_address())
+        .command(&["apply"], &cfg)
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let added = || {
-        c.node
-            .nm
-            .nmcli(&["-g", "NAME", "c"])
-            .unwrap()
-            .lines()
-            .any(|n| n == "ovs-if-br-ex")
-    };
+    let added = || c.profile_names().lines().any(|n| n == "ovs-if-br-ex");
     assert!(wait_for(Duration::from_secs(10), added));
     // The uplink was taken over, then the configurator dies without a word.
     let t = Instant::now();
     child.kill().unwrap();
     child.wait().unwrap();
-    let back = || {
-        c.node
-            .ns
-            .ip(&["-br", "addr", "show", "dev", "ens3"])
-            .unwrap()
-            .contains(&node_address(1))
-    };
+    let back = || c.ens3_has_node_ip();
     assert!(
         wait_for(Duration::from_secs(15), back),
         "NetworkManager rolled back by itself"
@@ -827,9 +742,5 @@ fn a_crash_mid_apply_is_undone_by_the_checkpoint_timeout() {
         wait_for(Duration::from_secs(5), || !added()),
         "new profiles deleted by the rollback"
     );
-    assert!(
-        c.up.ns
-            .exec("ping", &["-c1", "-W2", &node_address(1)])
-            .is_ok()
-    );
+    assert!(c.reachable());
 }

@@ -56,18 +56,14 @@ fn daemon_on_a_real_node_prepends_the_node_dns_and_follows_changes() {
     let mut up = Upstream::start(1, &[(&api(), UPSTREAM_API)]).unwrap();
     let node = Node::start(&mut up, 1).unwrap();
     let ip = node_address(1);
-    let cidr = format!("{ip}/24");
-    let s = [
-        "ipv4.method",
-        "manual",
-        "ipv4.addresses",
-        &cidr,
-        "ipv4.gateway",
-        ROUTER,
-    ];
-    let dns = ["ipv4.dns", ROUTER, "ipv4.dns-search", "example.test"];
+    let mut s = node.ipv4_settings(false);
+    s.extend(["ipv4.dns", ROUTER, "ipv4.dns-search", "example.test"].map(str::to_owned));
     node.nm
-        .up_ethernet("ens3", "ens3", &[&s[..], &dns[..]].concat())
+        .up_ethernet(
+            "ens3",
+            "ens3",
+            &s.iter().map(String::as_str).collect::<Vec<_>>(),
+        )
         .unwrap();
     let node_dns = DnsmasqConfig {
         listen: vec![ip.clone()],

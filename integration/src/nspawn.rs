@@ -82,6 +82,13 @@ impl Boot<'_> {
 
     /// As [`Self::run`], keeping the journal and the collector's files.
     pub fn boot(&self) -> Result<BootResult, String> {
+        // One boot at a time: with cgroup v1, nspawn's `payload`/`supervisor` cgroups have
+        // fixed paths, and the clean-up after one boot removed the empty cgroups another
+        // running boot had just created for a unit (which then failed with status 219/CGROUP).
+        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _turn = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = scratch_dir("nspawn")?;
         let out = scratch_dir("nspawn-out")?;
         let names: Vec<String> = self.units.iter().map(|(n, _)| n.clone()).collect();

@@ -510,7 +510,8 @@ fn nodeip_configuration_waits_for_a_late_uplink() {
             })
         };
         assert!(
-            integration::process::wait_for(Duration::from_secs(60), running),
+            // Boots run one at a time: this one may wait for the others first.
+            integration::process::wait_for(Duration::from_secs(180), running),
             "nodeip-configuration never ran"
         );
         // Let it find nothing and go back to waiting, then plug the cable.

@@ -83,3 +83,34 @@ pub fn host_markers() -> Vec<String> {
     }
     found
 }
+
+/// Directories the harness's first namespace creates on the host: `ip netns add` makes
+/// `/run/netns` (a shared bind mount of itself) and the harness `/etc/netns`. A fresh machine has
+/// neither, so a suite that created them removes them again ([`remove_if_created`]).
+pub const NETNS_DIRS: [&str; 2] = ["/run/netns", "/etc/netns"];
+
+/// Which of [`NETNS_DIRS`] exist now (call before a suite).
+pub fn existing_netns_dirs() -> Vec<&'static str> {
+    NETNS_DIRS
+        .into_iter()
+        .filter(|d| std::path::Path::new(d).exists())
+        .collect()
+}
+
+/// Removes each of [`NETNS_DIRS`] that did not exist before the suite (`existed`) and is empty
+/// again, unmounting `/run/netns` first. A directory that still holds entries stays: those are
+/// leaks [`find`] reports.
+pub fn remove_if_created(existed: &[&str]) -> Result<(), String> {
+    for dir in NETNS_DIRS.into_iter().filter(|d| !existed.contains(d)) {
+        let empty = std::fs::read_dir(dir).is_ok_and(|mut e| e.next().is_none());
+        if !empty {
+            continue;
+        }
+        // Unmounted as often as `ip netns` stacked its bind mount (EINVAL once none is left).
+        let path = std::ffi::CString::new(dir).expect("no NUL in a constant");
+        // SAFETY: a plain syscall on a NUL-terminated path.
+        while unsafe { libc::umount2(path.as_ptr(), libc::MNT_DETACH) } == 0 {}
+        std::fs::remove_dir(dir).map_err(|e| format!("cannot remove {dir}: {e}"))?;
+    }
+    Ok(())
+}

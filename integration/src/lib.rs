@@ -28,7 +28,7 @@ pub use netns::{Netns, PREFIX, scratch_dir, unique_name};
 /// Whether the caller may run a root-only test. Prints why not; panics under `CI=true`.
 pub fn require_root(test: &str) -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
-    let root = unsafe { geteuid() } == 0;
+    let root = unsafe { libc::geteuid() } == 0;
     if !root {
         let msg = format!("{test}: needs root (network namespaces); run as root or via sudo");
         assert!(
@@ -38,8 +38,4 @@ pub fn require_root(test: &str) -> bool {
         eprintln!("SKIPPED {msg}");
     }
     root
-}
-
-unsafe extern "C" {
-    fn geteuid() -> u32;
 }

@@ -7,12 +7,6 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 
-const CLONE_NEWNET: i32 = 0x4000_0000;
-
-unsafe extern "C" {
-    fn setns(fd: i32, nstype: i32) -> i32;
-}
-
 /// Every namespace, temp dir and process argument the harness creates carries this prefix, so
 /// a leak check can find anything left behind.
 pub const PREFIX: &str = "hx-";
@@ -174,7 +168,7 @@ impl Netns {
             scope
                 .spawn(move || {
                     // SAFETY: setns on a valid namespace fd affects only this new thread.
-                    if unsafe { setns(file.as_raw_fd(), CLONE_NEWNET) } != 0 {
+                    if unsafe { libc::setns(file.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
                         return Err(format!("setns {path}: {}", std::io::Error::last_os_error()));
                     }
                     Ok(f())

@@ -14,13 +14,9 @@ pub struct Daemon {
     log: PathBuf,
 }
 
-unsafe extern "C" {
-    fn kill(pid: i32, sig: i32) -> i32;
-}
-
 /// Signal numbers used with [`Daemon::signal`].
-pub const SIGTERM: i32 = 15;
-pub const SIGHUP: i32 = 1;
+pub const SIGTERM: i32 = libc::SIGTERM;
+pub const SIGHUP: i32 = libc::SIGHUP;
 
 impl Daemon {
     /// Spawns `cmd` with stdin closed and stdout+stderr appended to `log`.
@@ -69,7 +65,7 @@ impl Daemon {
     /// Sends `signal` to the daemon.
     pub fn signal(&self, signal: i32) -> Result<(), String> {
         // SAFETY: plain syscall on a PID we own and have not reaped.
-        if unsafe { kill(self.pid() as i32, signal) } != 0 {
+        if unsafe { libc::kill(self.pid() as i32, signal) } != 0 {
             return Err(format!(
                 "{}: kill: {}",
                 self.name,
@@ -86,7 +82,7 @@ impl Daemon {
         };
         if matches!(child.try_wait(), Ok(None)) {
             // SAFETY: as in `signal`.
-            unsafe { kill(child.id() as i32, SIGTERM) };
+            unsafe { libc::kill(child.id() as i32, SIGTERM) };
             let end = Instant::now() + grace;
             while matches!(child.try_wait(), Ok(None)) && Instant::now() < end {
                 std::thread::sleep(Duration::from_millis(20));

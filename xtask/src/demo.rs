@@ -15,7 +15,13 @@ pub fn run(keep: bool) -> anyhow::Result<()> {
         bail!("the demo builds network namespaces: run it as root");
     }
     let t0 = Instant::now();
-    run_cmd(cargo().args(["build", "--release", "--quiet", "--locked", "--bins"]))?;
+    // Cargo's own progress is shown: on 2 cores the first release build is minutes of otherwise
+    // silent work.
+    println!(
+        "== Building the four daemons (release). The first build takes about 6 minutes on 2 cores; \
+         later runs reuse it =="
+    );
+    run_cmd(cargo().args(["build", "--release", "--locked", "--bins"]))?;
     let bins = Binaries(root().join("target/release"));
     let stamp = move |m: String| println!("[{:>5.1} s] {m}", t0.elapsed().as_secs_f64());
     println!(

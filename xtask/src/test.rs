@@ -38,6 +38,7 @@ impl Totals {
 
 pub fn run() -> anyhow::Result<()> {
     let markers_before = integration::leaks::host_markers();
+    let netns_dirs_before = integration::leaks::existing_netns_dirs();
     let mut child = cargo()
         .args(["test", "--workspace", "--all-targets", "--locked"])
         .stdout(Stdio::piped())
@@ -76,6 +77,7 @@ pub fn run() -> anyhow::Result<()> {
             leaks.join("\n  ")
         );
     }
+    integration::leaks::remove_if_created(&netns_dirs_before).map_err(|e| anyhow::anyhow!(e))?;
     println!("leak check: no namespace, process, temp dir or host path left behind");
     Ok(())
 }

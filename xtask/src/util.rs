@@ -33,7 +33,7 @@ pub fn run(cmd: &mut Command) -> anyhow::Result<()> {
 
 /// Builds the release binaries and returns the path of `name`.
 pub fn release_binary(name: &str) -> anyhow::Result<PathBuf> {
-    run(cargo().args(["build", "--release", "--quiet", "--locked", "--bin", name]))?;
+    run(cargo().args(["build", "--release", "--locked", "--bin", name]))?;
     Ok(root().join("target/release").join(name))
 }
 

@@ -5,6 +5,7 @@
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -76,9 +77,40 @@ fn root() -> tempfile::TempDir {
     root
 }
 
+/// `systemd-analyze` in a private mount namespace with an empty `/run`: even with `--root` it
+/// creates `/run/systemd/systemd-units-load` on the host, and the suite must leave the host as
+/// it found it (a fresh machine has no such file).
 fn analyze(root: &Path, args: &[&str], units: &[&str]) -> (bool, String, String) {
     let system = root.join("usr/lib/systemd/system");
-    let o = Command::new("systemd-analyze")
+    let mut cmd = Command::new("systemd-analyze");
+    // SAFETY: only async-signal-safe syscalls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let fail = |r: libc::c_int| {
+                if r == 0 {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            };
+            fail(libc::unshare(libc::CLONE_NEWNS))?;
+            fail(libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ))?;
+            fail(libc::mount(
+                c"tmpfs".as_ptr(),
+                c"/run".as_ptr(),
+                c"tmpfs".as_ptr(),
+                0,
+                std::ptr::null(),
+            ))
+        });
+    }
+    let o = cmd
         .args(args)
         .arg(format!("--root={}", root.display()))
         .args(units.iter().map(|u| system.join(u)))

@@ -144,13 +144,15 @@ fn read_hints(path: &Path) -> Result<Vec<IpAddr>, UsageError> {
             )));
         }
     };
-    let assignments = envfile::parse(&text)
-        .map_err(|e| UsageError(format!("invalid hint file {}: {e}", path.display())))?;
-    let hint = ["NODEIP_HINT", "KUBELET_NODEIP_HINT"].iter().find_map(|k| {
-        assignments
-            .iter()
-            .find(|a| a.key == *k && !a.value.trim().is_empty())
-    });
+    // Read as systemd reads it for upstream's unit and kubelet's: a line systemd skips is a
+    // warning, not a reason to keep kubelet from starting.
+    let env = envfile::parse(&text);
+    for skipped in &env.skipped {
+        tracing::warn!("hint file {}: {skipped}", path.display());
+    }
+    let hint = ["NODEIP_HINT", "KUBELET_NODEIP_HINT"]
+        .iter()
+        .find_map(|k| env.get(k).filter(|a| !a.value.trim().is_empty()));
     let Some(hint) = hint else {
         return Ok(Vec::new());
     };
@@ -290,11 +292,12 @@ mod tests {
                 h.display()
             )
         );
-        let h = write(d.path(), "h2", "192.0.2.1\n");
-        assert!(
-            err(&["--hint-file", h.to_str().unwrap()])
-                .contains("line 1: \"192.0.2.1\" is not KEY=VALUE")
-        );
+        // A line systemd's EnvironmentFile= skips is skipped here too (warned), as upstream's
+        // unit and kubelet never see it: the hint after it still applies.
+        let h = write(d.path(), "h2", "192.0.2.1\nNODEIP_HINT=192.0.2.7\n");
+        let s = resolve(&args(&["--hint-file", h.to_str().unwrap()]), &none).unwrap();
+        let hints: Vec<IpAddr> = s.request.targets.iter().map(|t| t.ip).collect();
+        assert_eq!(hints, ["192.0.2.7".parse::<IpAddr>().unwrap()]);
 
         let c = write(
             d.path(),

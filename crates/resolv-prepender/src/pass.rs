@@ -166,22 +166,17 @@ async fn apply_resolved(s: &Settings, node_ip: IpAddr) -> Result<Outcome, PassEr
 /// domains NetworkManager reports over D-Bus.
 async fn search_domains(s: &Settings) -> Vec<String> {
     match std::fs::read_to_string(&s.env_file) {
-        Ok(text) => match envfile::parse(&text) {
-            Ok(vars) => ["IP4_DOMAINS", "IP6_DOMAINS"]
-                .iter()
-                .filter_map(|k| vars.iter().find(|a| a.key == *k))
-                .flat_map(|a| {
-                    a.value
-                        .split_whitespace()
-                        .map(str::to_owned)
-                        .collect::<Vec<_>>()
-                })
-                .collect(),
-            Err(e) => {
-                tracing::warn!("ignoring {}: {e}", s.env_file.display());
-                Vec::new()
+        Ok(text) => {
+            let env = envfile::parse(&text);
+            for skipped in &env.skipped {
+                tracing::warn!("{}: {skipped}", s.env_file.display());
             }
-        },
+            ["IP4_DOMAINS", "IP6_DOMAINS"]
+                .iter()
+                .filter_map(|k| env.get(k))
+                .flat_map(|a| a.value.split_whitespace().map(str::to_owned))
+                .collect()
+        }
         Err(_) => bus::nm_search_domains().await.unwrap_or_else(|e| {
             tracing::warn!("no search domains from NetworkManager: {e}");
             Vec::new()

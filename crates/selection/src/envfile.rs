@@ -1,7 +1,14 @@
 //! systemd `EnvironmentFile=` syntax: `/etc/default/nodeip-configuration`, the resolv-prepender
 //! dispatcher env file, and the other environment files MCO templates.
+//!
+//! The files are read by systemd for the units that consume them (kubelet's and upstream's
+//! `nodeip-configuration.service` read the hint file through `EnvironmentFile=`), so this parser
+//! reads them the way systemd 252 (RHCOS 9's) does: the same assignments, the same values, and
+//! the same lines skipped. A line systemd skips is reported in [`EnvFile::skipped`] rather than
+//! failing the whole file: failing would stop a boot over a line that changes nothing for
+//! systemd's own readers.
 
-/// One `KEY=VALUE` assignment and the line it came from.
+/// One `KEY=VALUE` assignment and the line it started on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Assignment {
     pub key: String,
@@ -9,112 +16,321 @@ pub struct Assignment {
     pub line: usize,
 }
 
-/// A line that is neither blank, a comment nor an assignment.
-#[derive(Debug, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {text:?} is not KEY=VALUE")]
-pub struct SyntaxError {
+/// A line systemd ignores, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
     pub line: usize,
+    /// The key as systemd read it (whitespace trimmed).
     pub text: String,
+    pub reason: &'static str,
 }
 
-/// Parses the subset of systemd's environment-file syntax that admins write: blank lines,
-/// `#`/`;` comments, `KEY=VALUE` with optional whitespace around the key, single- or
-/// double-quoted values (backslash escapes inside double quotes), and backslash line
-/// continuation. Later assignments of a key replace earlier ones, as in systemd.
-pub fn parse(text: &str) -> Result<Vec<Assignment>, SyntaxError> {
-    let mut out: Vec<Assignment> = Vec::new();
-    let mut lines = text.lines().enumerate();
-    while let Some((i, raw)) = lines.next() {
-        let mut logical = raw.to_owned();
-        while logical.ends_with('\\') {
-            logical.pop();
-            match lines.next() {
-                Some((_, next)) => logical.push_str(next),
-                None => break,
-            }
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {:?}: {}", self.line, self.text, self.reason)
+    }
+}
+
+/// What systemd makes of a file: the assignments in force (a later assignment of a key replaces
+/// an earlier one) and the lines it skipped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EnvFile {
+    pub assignments: Vec<Assignment>,
+    pub skipped: Vec<Skipped>,
+}
+
+impl EnvFile {
+    /// The value of `key`, with the line it was assigned on.
+    pub fn get(&self, key: &str) -> Option<&Assignment> {
+        self.assignments.iter().find(|a| a.key == key)
+    }
+}
+
+/// Characters a backslash inside double quotes escapes (systemd's `SHELL_NEED_ESCAPE`); before
+/// any other character the backslash is kept, as the shell does.
+const DOUBLE_QUOTE_ESCAPED: &[char] = &['"', '\\', '`', '$'];
+
+fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+fn is_newline(c: char) -> bool {
+    matches!(c, '\n' | '\r')
+}
+
+/// systemd's `env_name_is_valid`: letters, digits and `_`, not starting with a digit.
+fn valid_name(key: &str) -> bool {
+    !key.is_empty()
+        && !key.starts_with(|c: char| c.is_ascii_digit())
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// systemd's `env_value_is_valid`: no control characters but tab and newline.
+fn valid_value(value: &str) -> bool {
+    !value
+        .chars()
+        .any(|c| c.is_control() && c != '\t' && c != '\n')
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    PreKey,
+    Key,
+    PreValue,
+    Value,
+    ValueEscape,
+    Single,
+    Double,
+    DoubleEscape,
+    Comment,
+    CommentEscape,
+}
+
+/// The assignment being read.
+#[derive(Default)]
+struct Pending {
+    key: String,
+    value: String,
+    line: usize,
+    /// Where trailing whitespace of the key/value starts (systemd trims it).
+    key_space: Option<usize>,
+    value_space: Option<usize>,
+}
+
+impl Pending {
+    fn finish(mut self, trim_value: bool, out: &mut EnvFile) {
+        if let Some(at) = self.key_space {
+            self.key.truncate(at);
         }
-        let trimmed = logical.trim_start();
-        if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with(';') {
-            continue;
+        if trim_value && let Some(at) = self.value_space {
+            self.value.truncate(at);
         }
-        let line = i + 1;
-        let Some((key, value)) = trimmed.split_once('=') else {
-            return Err(SyntaxError {
-                line,
-                text: raw.to_owned(),
+        let reason = if !valid_name(&self.key) {
+            "not a valid variable name; systemd ignores this assignment"
+        } else if !valid_value(&self.value) {
+            "the value holds control characters; systemd ignores this assignment"
+        } else {
+            out.assignments.retain(|a| a.key != self.key);
+            out.assignments.push(Assignment {
+                key: self.key,
+                value: self.value,
+                line: self.line,
             });
+            return;
         };
-        let key = key.trim_end();
-        let valid_key = !key.is_empty()
-            && !key.starts_with(|c: char| c.is_ascii_digit())
-            && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !valid_key {
-            return Err(SyntaxError {
-                line,
-                text: raw.to_owned(),
-            });
-        }
-        let value = unquote(value.trim()).ok_or_else(|| SyntaxError {
-            line,
-            text: raw.to_owned(),
-        })?;
-        out.retain(|a| a.key != key);
-        out.push(Assignment {
-            key: key.to_owned(),
-            value,
-            line,
+        out.skipped.push(Skipped {
+            line: self.line,
+            text: self.key,
+            reason,
         });
     }
-    Ok(out)
 }
 
-fn unquote(v: &str) -> Option<String> {
-    let quote = v.chars().next().filter(|c| *c == '"' || *c == '\'');
-    let Some(q) = quote else {
-        return Some(v.to_owned());
-    };
-    let inner = v.strip_prefix(q)?.strip_suffix(q)?;
-    if q == '\'' {
-        return Some(inner.to_owned());
+/// Parses `text` as systemd 252's `load_env_file` does: `#`/`;` comments (a comment ending in a
+/// backslash swallows the next line, as in 252), `KEY=VALUE` with whitespace around key and
+/// value trimmed, single quotes (literal), double quotes (backslash escapes only `"\`$` and a
+/// newline), unquoted backslash escapes and continuation lines, a quoted value running on to its
+/// closing quote (or the end of the file). Lines without `=` and assignments with an invalid name
+/// or value are reported in [`EnvFile::skipped`].
+pub fn parse(text: &str) -> EnvFile {
+    let mut out = EnvFile::default();
+    let mut state = State::PreKey;
+    let mut line = 1;
+    let mut cur = Pending::default();
+    for c in text.chars() {
+        // Lines are counted as systemd reads them; a value's line is where its key started.
+        let newline = is_newline(c);
+        match state {
+            State::PreKey => {
+                if c == '#' || c == ';' {
+                    state = State::Comment;
+                } else if !is_space(c) {
+                    state = State::Key;
+                    cur = Pending {
+                        line,
+                        ..Pending::default()
+                    };
+                    cur.key.push(c);
+                }
+            }
+            State::Key => {
+                if newline {
+                    out.skipped.push(Skipped {
+                        line: cur.line,
+                        text: cur.key.trim_end().to_owned(),
+                        reason: "no '='; systemd ignores this line",
+                    });
+                    state = State::PreKey;
+                } else if c == '=' {
+                    state = State::PreValue;
+                } else {
+                    if !is_space(c) {
+                        cur.key_space = None;
+                    } else if cur.key_space.is_none() {
+                        cur.key_space = Some(cur.key.len());
+                    }
+                    cur.key.push(c);
+                }
+            }
+            State::PreValue => {
+                if newline {
+                    std::mem::take(&mut cur).finish(false, &mut out);
+                    state = State::PreKey;
+                } else if c == '\'' {
+                    state = State::Single;
+                } else if c == '"' {
+                    state = State::Double;
+                } else if c == '\\' {
+                    state = State::ValueEscape;
+                } else if !is_space(c) {
+                    state = State::Value;
+                    cur.value.push(c);
+                }
+            }
+            State::Value => {
+                if newline {
+                    std::mem::take(&mut cur).finish(true, &mut out);
+                    state = State::PreKey;
+                } else if c == '\\' {
+                    state = State::ValueEscape;
+                    cur.value_space = None;
+                } else {
+                    if !is_space(c) {
+                        cur.value_space = None;
+                    } else if cur.value_space.is_none() {
+                        cur.value_space = Some(cur.value.len());
+                    }
+                    cur.value.push(c);
+                }
+            }
+            State::ValueEscape => {
+                state = State::Value;
+                if !newline {
+                    cur.value.push(c);
+                }
+            }
+            State::Single => {
+                if c == '\'' {
+                    state = State::PreValue;
+                } else {
+                    cur.value.push(c);
+                }
+            }
+            State::Double => {
+                if c == '"' {
+                    state = State::PreValue;
+                } else if c == '\\' {
+                    state = State::DoubleEscape;
+                } else {
+                    cur.value.push(c);
+                }
+            }
+            State::DoubleEscape => {
+                state = State::Double;
+                if DOUBLE_QUOTE_ESCAPED.contains(&c) {
+                    cur.value.push(c);
+                } else if c != '\n' {
+                    cur.value.push('\\');
+                    cur.value.push(c);
+                }
+            }
+            State::Comment => {
+                if c == '\\' {
+                    state = State::CommentEscape;
+                } else if newline {
+                    state = State::PreKey;
+                }
+            }
+            State::CommentEscape => state = State::Comment,
+        }
+        if c == '\n' {
+            line += 1;
+        }
     }
-    let mut out = String::new();
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        out.push(if c == '\\' { chars.next()? } else { c });
+    match state {
+        State::PreValue
+        | State::ValueEscape
+        | State::Single
+        | State::Double
+        | State::DoubleEscape => cur.finish(false, &mut out),
+        State::Value => cur.finish(true, &mut out),
+        State::Key => out.skipped.push(Skipped {
+            line: cur.line,
+            text: cur.key.trim_end().to_owned(),
+            reason: "no '='; systemd ignores this line",
+        }),
+        State::PreKey | State::Comment | State::CommentEscape => {}
     }
-    Some(out)
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn parses_comments_quotes_continuations_and_last_assignment_wins() {
-        let text = "# hint\n; other\n\n  NODEIP_HINT = \"192.0.2.1\"\nKUBELET_NODEIP_HINT='198.51.100.1'\n\
-                    X=a\\\nb\nNODEIP_HINT=203.0.113.1\n";
-        let a = parse(text).unwrap();
-        let get = |k: &str| {
-            a.iter()
-                .find(|x| x.key == k)
-                .map(|x| (x.value.clone(), x.line))
-        };
-        assert_eq!(get("NODEIP_HINT"), Some(("203.0.113.1".into(), 8)));
-        assert_eq!(get("KUBELET_NODEIP_HINT"), Some(("198.51.100.1".into(), 5)));
-        assert_eq!(get("X"), Some(("ab".into(), 6)));
+    fn value(f: &EnvFile, k: &str) -> Option<(String, usize)> {
+        f.get(k).map(|a| (a.value.clone(), a.line))
     }
 
     #[test]
-    fn rejects_lines_that_are_not_assignments() {
+    fn parses_comments_quotes_continuations_and_last_assignment_wins() {
+        let text = "# hint\n; other\n\n  NODEIP_HINT = \"192.0.2.1\"\nKUBELET_NODEIP_HINT='198.51.100.1'\n\
+                    X=a\\\nb\nNODEIP_HINT=203.0.113.1  \n";
+        let f = parse(text);
+        assert_eq!(value(&f, "NODEIP_HINT"), Some(("203.0.113.1".into(), 8)));
         assert_eq!(
-            parse("NODEIP_HINT=192.0.2.1\n192.0.2.1\n"),
-            Err(SyntaxError {
-                line: 2,
-                text: "192.0.2.1".into()
-            })
+            value(&f, "KUBELET_NODEIP_HINT"),
+            Some(("198.51.100.1".into(), 5))
         );
-        assert!(parse("1KEY=x").is_err());
-        assert!(parse("KEY=\"unterminated").is_err());
-        assert!(parse("export NODEIP_HINT=1.2.3.4").is_err());
+        assert_eq!(value(&f, "X"), Some(("ab".into(), 6)));
+        assert!(f.skipped.is_empty(), "{:?}", f.skipped);
+    }
+
+    #[test]
+    fn quoting_follows_systemd() {
+        let f =
+            parse("A=\"x\" 'y'\nB=a\"b\"\nC=\"1\\$2\\q\"\nD=\"multi\nline\"\nE=\nF='unterminated");
+        assert_eq!(value(&f, "A").unwrap().0, "xy", "quoted pieces join");
+        assert_eq!(
+            value(&f, "B").unwrap().0,
+            "a\"b\"",
+            "quotes inside a value are literal"
+        );
+        assert_eq!(value(&f, "C").unwrap().0, "1$2\\q");
+        assert_eq!(value(&f, "D"), Some(("multi\nline".into(), 4)));
+        assert_eq!(value(&f, "E").unwrap().0, "");
+        assert_eq!(value(&f, "F").unwrap().0, "unterminated");
+    }
+
+    #[test]
+    fn lines_systemd_skips_are_reported_not_fatal() {
+        let f = parse(
+            "NODEIP_HINT=192.0.2.1\n192.0.2.1\nexport X=1\n1KEY=x\nBAD-NAME=y\nCC=a\u{1}b\nLAST=ok",
+        );
+        assert_eq!(value(&f, "NODEIP_HINT").unwrap().0, "192.0.2.1");
+        assert_eq!(value(&f, "LAST").unwrap().0, "ok");
+        let lines: Vec<(usize, &str)> = f
+            .skipped
+            .iter()
+            .map(|s| (s.line, s.text.as_str()))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                (2, "192.0.2.1"),
+                (3, "export X"),
+                (4, "1KEY"),
+                (5, "BAD-NAME"),
+                (6, "CC")
+            ]
+        );
+        assert!(f.skipped[0].to_string().contains("no '='"));
+    }
+
+    #[test]
+    fn a_comment_ending_in_a_backslash_swallows_the_next_line_as_in_systemd_252() {
+        let f = parse("# note \\\nHIDDEN=1\nSHOWN=2\n");
+        assert!(f.get("HIDDEN").is_none());
+        assert_eq!(value(&f, "SHOWN"), Some(("2".into(), 3)));
     }
 }

@@ -9,26 +9,36 @@ use selection::atomic::write_atomic;
 
 use crate::settings::{Mode, Reload, Settings};
 
-/// The mode upstream's mode files ask for (`mode: unicast`, anything else is multicast);
-/// `monitor-user.conf` wins over `monitor.conf`; without either, the configured default.
+/// The mode upstream's mode files ask for; `monitor-user.conf` wins over `monitor.conf`;
+/// without either, the configured default. A file that cannot be parsed is skipped with a
+/// warning (upstream: no migration), so the next file or the default decides.
 pub fn desired_mode(s: &Settings) -> Mode {
     for f in s.mode_files() {
-        if let Ok(text) = std::fs::read_to_string(&f) {
-            let value = text
-                .lines()
-                .find_map(|l| l.trim().strip_prefix("mode:"))
-                .map(|v| v.trim().trim_matches(['"', '\'']));
-            return match value {
-                Some("unicast") => Mode::Unicast,
-                Some(_) => Mode::Multicast,
-                None => {
-                    tracing::warn!("{} has no mode: key; ignoring it", f.display());
-                    continue;
-                }
-            };
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        match parse_mode(&text) {
+            Ok(mode) => return mode,
+            Err(e) => tracing::warn!("{}: {e}; ignoring it", f.display()),
         }
     }
     s.mode
+}
+
+/// A mode file as upstream reads it: a YAML mapping whose `mode` is `unicast`; any other value,
+/// no `mode` key or an empty document means multicast (Go's zero value); other keys (`time`) are
+/// ignored.
+pub fn parse_mode(text: &str) -> Result<Mode, String> {
+    let doc: serde_yaml::Value =
+        serde_yaml::from_str(text).map_err(|e| format!("not YAML: {e}"))?;
+    match doc {
+        serde_yaml::Value::Null => Ok(Mode::Multicast),
+        serde_yaml::Value::Mapping(m) => match m.get("mode") {
+            Some(serde_yaml::Value::String(v)) if v == "unicast" => Ok(Mode::Unicast),
+            _ => Ok(Mode::Multicast),
+        },
+        _ => Err("not a YAML mapping (expected `mode: unicast` or `mode: multicast`)".into()),
+    }
 }
 
 /// `keepalived -t -f <candidate>` in the current network namespace (where the interfaces must
@@ -182,4 +192,30 @@ pub async fn remove_stale_vips(vips: &[std::net::IpAddr]) -> Result<(), String> 
     }
     task.abort();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mode_files_are_yaml_as_upstream_reads_them() {
+        for (text, mode) in [
+            ("mode: unicast\n", Mode::Unicast),
+            (
+                "mode: unicast  # MCO's file\ntime: 2024-01-01T00:00:00Z\n",
+                Mode::Unicast,
+            ),
+            ("mode: \"unicast\"\n", Mode::Unicast),
+            ("# a comment\nmode: multicast\n", Mode::Multicast),
+            ("mode: Unicast\n", Mode::Multicast),
+            ("time: 2024-01-01T00:00:00Z\n", Mode::Multicast),
+            ("", Mode::Multicast),
+        ] {
+            assert_eq!(parse_mode(text), Ok(mode), "{text:?}");
+        }
+        for bad in ["mode: [unicast\n", "unicast\n", "- mode: unicast\n"] {
+            assert!(parse_mode(bad).is_err(), "{bad:?}");
+        }
+    }
 }

@@ -110,6 +110,19 @@ fn auth(cluster: &str, kind: &str, vip: IpAddr) -> Option<String> {
         .then(|| format!("{cluster}_{kind}_vip").chars().take(8).collect())
 }
 
+/// An empty peer list as upstream's placeholder backend (`0.0.0.0`, `::` for IPv6). Upstream
+/// renders an empty `unicast_peer {}` here (a bootstrap before any master is known, a lone
+/// worker); keepalived 2.2.7 then falls back to multicast with a warning, and `keepalived -t`
+/// rejects the file (exit 5), so it would never pass our gate. The placeholder (which upstream
+/// itself uses for two-node topologies) keeps the instance unicast, alone, and the file's
+/// `unicast_peer` block, which is how the running mode is read back.
+fn placeholder(peers: Vec<String>, src: IpAddr) -> Vec<String> {
+    if !peers.is_empty() {
+        return peers;
+    }
+    vec![if src.is_ipv6() { "::" } else { "0.0.0.0" }.to_owned()]
+}
+
 /// Builds the configuration.
 pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
     let s = inp.settings;
@@ -157,6 +170,8 @@ pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
                 .cloned()
                 .collect::<Vec<_>>()
         };
+        let unicast_of =
+            |peers: Vec<String>| unicast.then(|| (own.clone(), placeholder(peers, src)));
         let netmask = |ip: IpAddr| if ip.is_ipv6() { 128 } else { 32 };
         let wants_api = matches!(s.role, Role::Master | Role::Arbiter | Role::Bootstrap);
         if let Some(vip) = api.filter(|_| wants_api) {
@@ -170,15 +185,10 @@ pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
                     interface: iface.clone(),
                     vrid: api_vrid,
                     priority: if bootstrap { 70 } else { 40 },
-                    unicast: unicast.then(|| {
-                        (
-                            own.clone(),
-                            if bootstrap {
-                                backends.clone()
-                            } else {
-                                peers_without(&backends)
-                            },
-                        )
+                    unicast: unicast_of(if bootstrap {
+                        backends.clone()
+                    } else {
+                        peers_without(&backends)
                     }),
                     auth_pass: auth(&s.cluster_name, "api", vip),
                     vip: format!("{}/{}", go_text(vip), netmask(vip)),
@@ -205,7 +215,7 @@ pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
                     interface: iface.clone(),
                     vrid: ingress_vrid,
                     priority: 20,
-                    unicast: unicast.then(|| (own.clone(), peers_without(&ingress_peers))),
+                    unicast: unicast_of(peers_without(&ingress_peers)),
                     auth_pass: auth(&s.cluster_name, "ingress", vip),
                     vip: format!("{}/{}", go_text(vip), netmask(vip)),
                     label: vip.is_ipv4(),

@@ -274,11 +274,12 @@ fn scenario_e_bootstrap_lists_every_master_and_tracks_nothing() {
             && !text.contains("track_script")
             && !text.contains("vrrp_script")
     );
-    // No masters yet: the bootstrap still renders (an empty peer block).
+    // No masters yet: the bootstrap still renders, with the placeholder peer where upstream
+    // has an empty block (which `keepalived -t` rejects).
     assert!(
         render(&s, "192.168.111.10", &Peers::default(), Mode::Unicast)
             .unwrap()
-            .contains("unicast_peer {\n    }")
+            .contains("unicast_peer {\n        0.0.0.0\n    }")
     );
 }
 

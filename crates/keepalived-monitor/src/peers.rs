@@ -55,23 +55,43 @@ pub struct PeersError {
 
 /// Reads the TOML peer list.
 pub fn read(path: &Path) -> Result<Peers, PeersError> {
-    let err = |message: String| PeersError {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string());
+    text.and_then(|t| parse(&t)).map_err(|message| PeersError {
         path: path.display().to_string(),
         message,
-    };
-    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
-    let peers: Peers = toml::from_str(&text).map_err(|e| {
+    })
+}
+
+/// Parses a TOML peer list; the error names the line. Every node needs an address.
+pub fn parse(text: &str) -> Result<Peers, String> {
+    let peers: Peers = toml::from_str(text).map_err(|e| {
         let line = e
             .span()
             .map_or(1, |s| text[..s.start].matches('\n').count() + 1);
-        err(format!("line {line}: {}", e.message()))
+        format!("line {line}: {}", e.message())
     })?;
     if let Some(n) = peers
         .nodes
         .iter()
         .find(|n| n.addresses.is_empty() && n.ovn_addresses.is_empty())
     {
-        return Err(err(format!("node {} has no address", n.name)));
+        return Err(format!("node {} has no address", n.name));
     }
     Ok(peers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peer_list_errors_name_the_line_or_the_node() {
+        let ok = "[[node]]\nname = \"m0\"\nrole = \"master\"\naddresses = [\"192.0.2.20\"]\n";
+        assert_eq!(parse(ok).unwrap().nodes[0].name, "m0");
+        assert_eq!(parse("").unwrap(), Peers::default());
+        let e = parse("[[node]]\nname = \"m0\"\nrole = \"king\"\naddresses = []\n").unwrap_err();
+        assert!(e.starts_with("line 3: unknown variant `king`"), "{e}");
+        let e = parse("[[node]]\nname = \"m0\"\nrole = \"master\"\naddresses = []\n").unwrap_err();
+        assert_eq!(e, "node m0 has no address");
+    }
 }

@@ -47,7 +47,12 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
         .clone()
         .or(cfg.base_domain)
         .ok_or_else(|| {
-            UsageError("no base domain: set --base-domain or base-domain in the config".into())
+            // Name the file that lacks it, or where one would be read from.
+            let file = path.as_deref().unwrap_or(default_config);
+            UsageError(format!(
+                "no base domain: set --base-domain or base-domain in {}",
+                file.display()
+            ))
         })?;
     let origin = if args.base_domain.is_some() {
         "--base-domain".to_string()
@@ -156,7 +161,10 @@ mod tests {
         let err = |a: &[&str]| resolve(&args(a), &none).unwrap_err().to_string();
         assert_eq!(
             err(&[]),
-            "no base domain: set --base-domain or base-domain in the config"
+            format!(
+                "no base domain: set --base-domain or base-domain in {}",
+                none.display()
+            )
         );
         assert_eq!(
             err(&["--base-domain", "bad domain"]),

@@ -315,7 +315,7 @@ fn bad_input_is_one_clear_error_and_leaves_the_output_untouched() {
     };
     check(
         f.once(&[], NO_BUS),
-        "no base domain: set --base-domain or base-domain in the config",
+        "no base domain: set --base-domain or base-domain in /etc/resolv-prepender/config.toml",
     );
     fs::write(
         f.path("nm-resolv.conf"),

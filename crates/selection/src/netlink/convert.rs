@@ -1,4 +1,4 @@
-//! Netlink messages to model types.
+//! Netlink messages to model types (public so the fuzz targets can feed them raw kernel bytes).
 
 use std::net::IpAddr;
 
@@ -13,7 +13,7 @@ use crate::net::Cidr;
 /// `RTM_F_CLONED`: a cached clone, not a configured route.
 const RTM_F_CLONED: u32 = 0x200;
 
-pub(super) fn link(msg: &LinkMessage) -> Link {
+pub fn link(msg: &LinkMessage) -> Link {
     let mut link = Link {
         index: msg.header.index,
         name: format!("if{}", msg.header.index),
@@ -33,7 +33,7 @@ pub(super) fn link(msg: &LinkMessage) -> Link {
 }
 
 /// `None` for families other than IPv4/IPv6.
-pub(super) fn address(msg: &AddressMessage) -> Option<Address> {
+pub fn address(msg: &AddressMessage) -> Option<Address> {
     let (mut address, mut local, mut label, mut flags, mut preferred) =
         (None, None, None, None, None);
     for a in &msg.attributes {
@@ -67,7 +67,7 @@ fn route_ip(a: &RouteAddress) -> Option<IpAddr> {
 }
 
 /// `None` for cloned routes and families other than IPv4/IPv6.
-pub(super) fn route(msg: &RouteMessage) -> Option<Route> {
+pub fn route(msg: &RouteMessage) -> Option<Route> {
     let h = &msg.header;
     let family = match h.address_family {
         AddressFamily::Inet => Family::Ipv4,

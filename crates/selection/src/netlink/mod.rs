@@ -5,7 +5,7 @@
 //! readers after any `setns()`, outside a multi-threaded runtime (or run under `ip netns exec`).
 
 mod changes;
-mod convert;
+pub mod convert;
 mod reader;
 
 pub use changes::{ChangeStream, Changes};

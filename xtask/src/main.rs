@@ -7,6 +7,7 @@ mod bench_resolv;
 mod demo;
 mod deps;
 mod dist;
+mod fuzz;
 mod licenses;
 mod rpm;
 mod test;
@@ -50,6 +51,18 @@ enum Cmd {
         #[arg(long)]
         keep: bool,
     },
+    /// Run the libFuzzer targets (fuzz/libfuzzer) on the stable toolchain and report
+    /// executions, coverage and crashes.
+    Fuzz {
+        /// Which targets (all when omitted), run one after another.
+        targets: Vec<String>,
+        /// How long each target runs.
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+        /// Fold the inputs that add coverage into the committed corpus (fuzz/corpus).
+        #[arg(long)]
+        merge: bool,
+    },
     /// Measure the performance targets.
     Bench {
         /// Which benchmark (all when omitted).
@@ -87,6 +100,11 @@ fn main() -> anyhow::Result<()> {
             deps::install()?;
             demo::run(keep)
         }
+        Cmd::Fuzz {
+            targets,
+            seconds,
+            merge,
+        } => fuzz::run_targets(seconds, &targets, merge),
         Cmd::Bench { which, rounds } => {
             deps::install()?;
             if which.is_none_or(|w| w == Bench::NodeipSelector) {

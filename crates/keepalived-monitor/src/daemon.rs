@@ -138,12 +138,15 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
     let mut watcher = notify::recommended_watcher(move |ev: notify::Result<notify::Event>| {
         // Only changes of an input (or of a directory on its way) wake the loop: the loop's
         // own reads of the inputs are events too, and would wake it forever.
+        // notify's Rescan (the kernel's queue overflowed) is relevant: events were lost, and
+        // every wake re-reads all inputs.
         let relevant = ev.as_ref().map_or(true, |ev| {
-            !matches!(ev.kind, notify::EventKind::Access(_))
-                && ev
-                    .paths
-                    .iter()
-                    .any(|p| inputs.iter().any(|f| f.starts_with(p)))
+            ev.need_rescan()
+                || !matches!(ev.kind, notify::EventKind::Access(_))
+                    && ev
+                        .paths
+                        .iter()
+                        .any(|p| inputs.iter().any(|f| f.starts_with(p)))
         });
         if relevant {
             let _ = tx.send(ev);
@@ -201,7 +204,11 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
                 // Without it address moves go unseen: exit, systemd restarts the monitor.
                 None => anyhow::bail!("the netlink change stream closed"),
             },
-            _ = files.recv() => {
+            ev = files.recv() => {
+                // A dead watcher is a failure: exit non-zero so systemd restarts us.
+                if ev.is_none() {
+                    anyhow::bail!("the file watcher stopped delivering events");
+                }
                 while files.try_recv().is_ok() {}
                 rewatch(&mut watcher);
             }

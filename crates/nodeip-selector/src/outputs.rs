@@ -37,9 +37,11 @@ pub fn paths(files: &NodeIpFiles, systemd_dir: &Path) -> Vec<PathBuf> {
 const KUBELET_DROPIN: &str = "kubelet.service.d/20-nodenet.conf";
 const CRIO_DROPIN: &str = "crio.service.d/20-nodenet.conf";
 
-/// The steps for `addresses` (primary first), in upstream's order: remote-worker, kubelet
-/// drop-in, crio drop-in, primary-ip, then ipv4/ipv6. `primary-ip` is the "done" marker that
-/// makes later runs of this boot exit early, so everything it depends on is written before it.
+/// The steps for `addresses` (primary first): remote-worker, kubelet drop-in, crio drop-in,
+/// ipv4/ipv6, then primary-ip. `primary-ip` is the "done" marker that makes later runs of this
+/// boot exit early, so everything it depends on is written before it. Decision: upstream writes
+/// primary-ip before ipv4/ipv6, so a run killed between them left a half-written set that later
+/// runs of the boot accepted; written last, a killed run is redone whole.
 pub fn plan(
     addresses: &[IpAddr],
     remote_worker: bool,
@@ -76,10 +78,6 @@ pub fn plan(
         path: systemd_dir.join(CRIO_DROPIN),
         contents: format!("[Service]\nEnvironment=\"CONTAINER_STREAM_ADDRESS={node_ip}\"\n"),
     });
-    steps.push(Step::Write {
-        path: files.primary_ip(),
-        contents: node_ip,
-    });
     let mut written: Vec<PathBuf> = Vec::new();
     for &ip in addresses.iter().take(2) {
         let path = files.family_file(ip);
@@ -91,6 +89,17 @@ pub fn plan(
             });
         }
     }
+    // A family file a killed earlier run of this boot left, for a family not chosen now.
+    for path in [files.ipv4(), files.ipv6()] {
+        if !written.contains(&path) {
+            steps.push(Step::Remove { path });
+        }
+    }
+    // Last: it is the marker that the whole set is written (see `previous_choice`).
+    steps.push(Step::Write {
+        path: files.primary_ip(),
+        contents: node_ip,
+    });
     steps
 }
 
@@ -165,7 +174,7 @@ mod tests {
     }
 
     #[test]
-    fn dual_stack_plan_is_byte_exact_and_in_upstream_order() {
+    fn dual_stack_plan_is_byte_exact_with_primary_ip_last() {
         let files = NodeIpFiles::new("/run/nodeip-configuration");
         let steps = plan(
             &ips(&["192.0.2.10", "2001:db8::10"]),
@@ -191,9 +200,9 @@ mod tests {
                     "/etc/systemd/system/crio.service.d/20-nodenet.conf".into(),
                     "[Service]\nEnvironment=\"CONTAINER_STREAM_ADDRESS=192.0.2.10\"\n".into()
                 ),
-                ("/run/nodeip-configuration/primary-ip".into(), "192.0.2.10".into()),
                 ("/run/nodeip-configuration/ipv4".into(), "192.0.2.10".into()),
                 ("/run/nodeip-configuration/ipv6".into(), "2001:db8::10".into()),
+                ("/run/nodeip-configuration/primary-ip".into(), "192.0.2.10".into()),
             ]
         );
     }
@@ -217,9 +226,13 @@ mod tests {
         );
         assert_eq!(
             w.last().unwrap(),
-            &("/r/ipv6".to_string(), "2001:db8::10".to_string())
+            &("/r/primary-ip".to_string(), "2001:db8::10".to_string())
         );
+        assert!(w.contains(&("/r/ipv6".to_string(), "2001:db8::10".to_string())));
         assert!(!w.iter().any(|(p, _)| p == "/r/ipv4"));
+        assert!(steps.contains(&Step::Remove {
+            path: "/r/ipv4".into()
+        }));
     }
 
     #[test]
@@ -233,6 +246,34 @@ mod tests {
         ));
         assert!(w.contains(&("/r/ipv4".into(), "192.0.2.9".into())));
         assert!(w.contains(&("/r/primary-ip".into(), "192.0.2.9".into())));
+    }
+
+    #[test]
+    fn a_run_killed_after_any_step_is_redone_by_the_next() {
+        let d = tempfile::tempdir().unwrap();
+        let files = NodeIpFiles::new(d.path().join("run"));
+        let systemd = d.path().join("systemd");
+        let steps = plan(
+            &ips(&["192.0.2.10", "2001:db8::10"]),
+            false,
+            &files,
+            &systemd,
+        );
+        for killed_after in 0..steps.len() {
+            let _ = std::fs::remove_dir_all(d.path().join("run"));
+            apply(&steps[..killed_after]).unwrap();
+            assert_eq!(
+                previous_choice(&files),
+                None,
+                "killed after {killed_after} steps"
+            );
+        }
+        apply(&steps).unwrap();
+        assert_eq!(previous_choice(&files), Some("192.0.2.10".parse().unwrap()));
+        assert_eq!(
+            std::fs::read_to_string(files.ipv6()).unwrap(),
+            "2001:db8::10"
+        );
     }
 
     #[test]

@@ -151,8 +151,17 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
                 inputs_changed = true;
             }
             ev = rx.recv() => {
-                let Some(ev) = ev else { break };
+                // A dead watcher is a failure: exit non-zero so Restart=on-failure restarts us.
+                let Some(ev) = ev else {
+                    anyhow::bail!("the file watcher stopped delivering events");
+                };
                 let mut note = |ev: notify::Result<notify::Event>| match ev {
+                    // The kernel's queue overflowed (notify's Rescan): events were lost.
+                    Ok(ev) if ev.need_rescan() => {
+                        tracing::warn!("file events were lost; re-reading everything");
+                        inputs_changed = true;
+                        output_changed = true;
+                    }
                     Ok(ev) if !matches!(ev.kind, EventKind::Access(_)) => {
                         for p in &ev.paths {
                             match watched.classify(p) {

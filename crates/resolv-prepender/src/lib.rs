@@ -46,11 +46,13 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                     tracing::info!("{outcome}");
                     Ok(ExitCode::FAILURE)
                 }
-                Err(e) => Err(UsageError(format!(
-                    "{e}; {} left as it is",
-                    settings.output.display()
-                ))
-                .into()),
+                Err(e) => {
+                    let line = format!("{e}; {} left as it is", settings.output.display());
+                    if e.exit_code() == 2 {
+                        return Err(UsageError(line).into());
+                    }
+                    Err(anyhow::anyhow!(line))
+                }
             }
         }
         Command::CheckDone { done_flag } => {

@@ -61,12 +61,33 @@ pub enum PassError {
     },
     #[error(transparent)]
     NodeIp(#[from] selection::runfiles::IpFileError),
-    #[error("{0}")]
-    Io(String),
+    /// The system failed us (permissions, a full disk): not the input's fault.
+    #[error("cannot {what} {}: {source}", path.display())]
+    Io {
+        what: &'static str,
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
 }
 
-fn io_err(what: &str, path: &Path, e: std::io::Error) -> PassError {
-    PassError::Io(format!("cannot {what} {}: {e}", path.display()))
+impl PassError {
+    /// The exit code of `once`: 2 for input that cannot be used, 1 for a system failure.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            PassError::Upstream { .. }
+            | PassError::NodeIp(selection::runfiles::IpFileError::Invalid { .. }) => 2,
+            PassError::NodeIp(selection::runfiles::IpFileError::Read { .. })
+            | PassError::Io { .. } => 1,
+        }
+    }
+}
+
+fn io_err(what: &'static str, path: &Path, source: std::io::Error) -> PassError {
+    PassError::Io {
+        what,
+        path: path.to_owned(),
+        source,
+    }
 }
 
 fn read_optional(path: &Path) -> Result<Option<String>, PassError> {

@@ -315,7 +315,7 @@ fn bad_input_is_one_clear_error_and_leaves_the_output_untouched() {
     };
     check(
         f.once(&[], NO_BUS),
-        "no base domain: set --base-domain or base-domain in /etc/resolv-prepender/config.toml",
+        "no base domain: set --base-domain or base-domain in /dev/null",
     );
     fs::write(
         f.path("nm-resolv.conf"),
@@ -332,6 +332,17 @@ fn bad_input_is_one_clear_error_and_leaves_the_output_untouched() {
         f.once(&["--base-domain", "c.test"], NO_BUS),
         "holds \"192.0.2.300\", which is not one IP address",
     );
+    // A system failure is not bad input: exit 1 (upstream's unit retries), output untouched.
+    fs::remove_file(f.path("primary-ip")).unwrap();
+    fs::create_dir(f.path("primary-ip")).unwrap();
+    let o = f.once(&["--base-domain", "c.test"], NO_BUS);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("cannot read {}", f.path("primary-ip").display())),
+        "{err}"
+    );
+    assert_eq!(fs::read(f.path("resolv.conf")).unwrap(), before);
 }
 
 #[test]

@@ -12,9 +12,12 @@ pub mod nodes_json;
 pub mod peers_file;
 pub mod resolv_conf;
 
+/// A target's property check over one input.
+pub type Check = fn(&[u8]);
+
 /// Every target by name: the name is its corpus directory (`corpus/<name>`) and its libFuzzer
 /// binary.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Check)] = &[
     ("config_toml", config_toml::check),
     ("env_file", env_file::check),
     ("mode_file", mode_file::check),

@@ -33,7 +33,7 @@ pub fn check(data: &[u8]) {
         .nodes
         .iter()
         .flat_map(|n| n.addresses.iter().chain(&n.ovn_addresses))
-        .copied()
+        .map(|a| a.to_canonical())
         .collect();
     let mut in_peers = false;
     for line in text.lines().map(str::trim) {

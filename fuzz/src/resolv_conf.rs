@@ -123,11 +123,11 @@ pub fn check(data: &[u8]) {
     );
 }
 
-/// Lines as the transform reads them: split on LF, a CR before it dropped, no final empty piece.
+/// Lines as the transform reads them: split on LF, CRs before it dropped, no final empty piece.
 fn lines(text: &str) -> Vec<String> {
     let mut v: Vec<String> = text
         .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l).to_owned())
+        .map(|l| l.trim_end_matches('\r').to_owned())
         .collect();
     if text.ends_with('\n') || text.is_empty() {
         v.pop();

@@ -180,13 +180,14 @@ fn fuzz_one(dir: &Path, target: &str, seconds: u64) -> anyhow::Result<Report> {
     })
 }
 
-/// libFuzzer's `-merge=1`: the scratch inputs that add coverage join the committed corpus.
+/// libFuzzer's `-set_cover_merge=1`: a small set of scratch inputs covering what the committed
+/// corpus does not yet cover joins it.
 fn merge_into_committed(dir: &Path, target: &str) -> anyhow::Result<()> {
     let status = Command::new(
         dir.join("target/x86_64-unknown-linux-gnu/release")
             .join(target),
     )
-    .arg("-merge=1")
+    .arg("-set_cover_merge=1")
     .arg(root().join("fuzz/corpus").join(target))
     .arg(dir.join("corpus").join(target))
     .stdout(Stdio::null())

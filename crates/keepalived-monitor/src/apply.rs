@@ -5,6 +5,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::Command;
 
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
 use selection::atomic::write_atomic;
 
 use crate::settings::{Mode, Reload, Settings};
@@ -106,25 +108,32 @@ async fn systemd() -> Result<SystemdManagerProxy<'static>, String> {
         .map_err(|e| e.to_string())
 }
 
-unsafe extern "C" {
-    fn kill(pid: i32, sig: i32) -> i32;
-}
-
-fn signal_pidfile(p: &Path, sig: i32) -> Result<(), String> {
+/// Signals the keepalived whose pid `p` holds. A pidfile is only trusted when it names a live
+/// process (not init) called keepalived: a stale file whose pid was reused must never get a
+/// SIGTERM meant for keepalived.
+fn signal_pidfile(p: &Path, sig: Signal) -> Result<(), String> {
     let text = std::fs::read_to_string(p)
         .map_err(|e| format!("keepalived not running ({}: {e})", p.display()))?;
     let pid: i32 = text
         .trim()
         .parse()
-        .map_err(|_| format!("{} holds {text:?}", p.display()))?;
-    // SAFETY: plain syscall with a plain integer pid and signal number.
-    if unsafe { kill(pid, sig) } != 0 {
+        .ok()
+        .filter(|pid| *pid > 1)
+        .ok_or_else(|| format!("{} holds {text:?}, not a keepalived pid", p.display()))?;
+    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).map_err(|_| {
+        format!(
+            "keepalived not running (pid {pid} from {} does not exist)",
+            p.display()
+        )
+    })?;
+    if comm.trim_end() != "keepalived" {
         return Err(format!(
-            "signal {sig} to {pid}: {}",
-            std::io::Error::last_os_error()
+            "{} is stale: pid {pid} is {:?}, not keepalived",
+            p.display(),
+            comm.trim_end()
         ));
     }
-    Ok(())
+    kill(Pid::from_raw(pid), sig).map_err(|e| format!("{sig} to keepalived {pid}: {e}"))
 }
 
 fn send_socket(p: &Path, message: &str) -> Result<(), String> {
@@ -145,7 +154,7 @@ pub async fn reload(method: &Reload) -> Result<(), String> {
             .await
             .map(drop)
             .map_err(|e| format!("ReloadOrRestartUnit {UNIT}: {e}")),
-        Reload::Pidfile(p) => signal_pidfile(p, 1),
+        Reload::Pidfile(p) => signal_pidfile(p, Signal::SIGHUP),
         Reload::Socket(p) => send_socket(p, "reload\n"),
     }
 }
@@ -159,7 +168,7 @@ pub async fn stop(method: &Reload) -> Result<(), String> {
             .await
             .map(drop)
             .map_err(|e| format!("StopUnit {UNIT}: {e}")),
-        Reload::Pidfile(p) => signal_pidfile(p, 15),
+        Reload::Pidfile(p) => signal_pidfile(p, Signal::SIGTERM),
         Reload::Socket(p) => send_socket(p, "stop\n"),
     }
 }
@@ -167,31 +176,29 @@ pub async fn stop(method: &Reload) -> Result<(), String> {
 /// Removes VIPs a crashed keepalived left on any interface (BZ 1931505), before VRRP starts.
 pub async fn remove_stale_vips(vips: &[std::net::IpAddr]) -> Result<(), String> {
     use futures_util::TryStreamExt;
-    let (conn, handle, _) = rtnetlink::new_connection().map_err(|e| e.to_string())?;
-    let task = tokio::spawn(conn);
-    let mut stale = Vec::new();
-    let mut addrs = handle.address().get().execute();
-    while let Some(m) = addrs.try_next().await.map_err(|e| e.to_string())? {
-        let ip = m.attributes.iter().find_map(|a| match a {
-            rtnetlink::packet_route::address::AddressAttribute::Local(ip) => Some(*ip),
-            rtnetlink::packet_route::address::AddressAttribute::Address(ip) => Some(*ip),
-            _ => None,
-        });
-        if ip.is_some_and(|ip| vips.contains(&ip)) {
-            stale.push(m);
+    use rtnetlink::packet_route::address::AddressAttribute;
+    let remove = |handle: rtnetlink::Handle| async move {
+        let mut stale = Vec::new();
+        let mut addrs = handle.address().get().execute();
+        while let Some(m) = addrs.try_next().await? {
+            let ip = m.attributes.iter().find_map(|a| match a {
+                AddressAttribute::Local(ip) | AddressAttribute::Address(ip) => Some(*ip),
+                _ => None,
+            });
+            if ip.is_some_and(|ip| vips.contains(&ip)) {
+                stale.push(m);
+            }
         }
-    }
-    for m in stale {
-        tracing::info!("removing stale VIP from interface {}", m.header.index);
-        handle
-            .address()
-            .del(m)
-            .execute()
-            .await
-            .map_err(|e| e.to_string())?;
-    }
-    task.abort();
-    Ok(())
+        for m in stale {
+            tracing::info!("removing stale VIP from interface {}", m.header.index);
+            handle.address().del(m).execute().await?;
+        }
+        Ok::<(), rtnetlink::Error>(())
+    };
+    selection::service::with_netlink(remove)
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -217,5 +224,26 @@ mod tests {
         for bad in ["mode: [unicast\n", "unicast\n", "- mode: unicast\n"] {
             assert!(parse_mode(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_pidfile_must_name_a_running_keepalived() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("keepalived.pid");
+        let err = |content: &str| {
+            std::fs::write(&p, content).unwrap();
+            signal_pidfile(&p, Signal::SIGHUP).unwrap_err()
+        };
+        assert!(err("1\n").contains("not a keepalived pid"));
+        assert!(err("-5").contains("not a keepalived pid"));
+        assert!(err("junk").contains("not a keepalived pid"));
+        // This test process: alive, but not keepalived; it must not get the signal.
+        let me = std::process::id().to_string();
+        let e = err(&me);
+        assert!(
+            e.contains("is stale") && e.contains("not keepalived"),
+            "{e}"
+        );
+        assert!(err("2147483647").contains("does not exist"));
     }
 }

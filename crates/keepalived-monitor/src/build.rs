@@ -20,7 +20,7 @@ pub const INGRESS_CHECKS: [&str; 3] = ["chk_ingress", "chk_ingress_ready", "chk_
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BuildError {
     #[error("no interface holds an address for the {0} VIPs")]
-    NoInterface(&'static str),
+    NoInterface(String),
     #[error(
         "only {0} API backend(s) known; a master needs at least 2 in unicast (split-brain protection)"
     )]
@@ -123,6 +123,20 @@ fn placeholder(peers: Vec<String>, src: IpAddr) -> Vec<String> {
     vec![if src.is_ipv6() { "::" } else { "0.0.0.0" }.to_owned()]
 }
 
+/// How many API backends upstream lists for the VIPs `vips` (their family): with a known
+/// machine network every master, an unresolved one as an empty entry; without one, the masters
+/// with an InternalIP of the family.
+fn known_backends(inp: &Inputs<'_>, vips: &[IpAddr], masters: &[&Peer]) -> usize {
+    let v6 = vips[0].is_ipv6();
+    if find_interface(inp.snapshot, vips[0], Lookup::Subnet).is_some() {
+        return masters.len();
+    }
+    masters
+        .iter()
+        .filter(|m| m.addresses.iter().any(|a| a.is_ipv6() == v6))
+        .count()
+}
+
 /// Builds the configuration.
 pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
     let s = inp.settings;
@@ -130,40 +144,78 @@ pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
     if inp.remote_worker {
         conf.notes.push(format!(
             "remote worker ({} exists): no VIP subnet is local to this node, so it runs no VRRP instance",
-            s.remote_worker_file().display()
+            s.node_ip_files().remote_worker().display()
         ));
         return Ok(conf);
     }
     let (api_vrid, ingress_vrid) =
         vr_ids(&s.cluster_name).ok_or_else(|| BuildError::NoVrid(s.cluster_name.clone()))?;
     let unicast = inp.mode == Mode::Unicast;
+    let bootstrap = s.role == Role::Bootstrap;
     let count = s.api_vips.len().max(s.ingress_vips.len());
+    let vips_of = |i: usize| -> Vec<IpAddr> {
+        s.api_vips
+            .get(i)
+            .into_iter()
+            .chain(s.ingress_vips.get(i))
+            .copied()
+            .collect()
+    };
+    let masters: Vec<&Peer> = inp
+        .peers
+        .nodes
+        .iter()
+        .filter(|n| n.role == Role::Master)
+        .collect();
+    // Upstream's two-node topologies: a lone master gets a placeholder backend.
+    let lone_master_placeholder = masters.len() == 1
+        && matches!(
+            s.topology.as_str(),
+            "HighlyAvailableArbiter" | "DualReplica"
+        );
+    let family_of = |vips: &[IpAddr]| if vips[0].is_ipv6() { "IPv6" } else { "IPv4" };
+    let sources: Vec<Option<(String, IpAddr)>> =
+        (0..count).map(|i| vrrp_source(inp, &vips_of(i))).collect();
+    if count > 0 && sources.iter().all(Option::is_none) {
+        let mut families: Vec<&str> = (0..count).map(|i| family_of(&vips_of(i))).collect();
+        families.dedup();
+        return Err(BuildError::NoInterface(families.join(" and ")));
+    }
+    // Upstream's guard: every non-bootstrap role, on the first VIP family only, counting the
+    // backends upstream lists (a single master can never have two: SNO, PR #394, is exempt).
+    if unicast && !bootstrap && s.topology != "SingleReplica" && count > 0 {
+        let known =
+            known_backends(inp, &vips_of(0), &masters) + usize::from(lone_master_placeholder);
+        if known < 2 {
+            return Err(BuildError::TooFewBackends(known));
+        }
+    }
     let (mut api_names, mut ingress_names) = (Vec::new(), Vec::new());
-    for i in 0..count {
+    for (i, source) in sources.into_iter().enumerate() {
         let api = s.api_vips.get(i).copied();
         let ingress = s.ingress_vips.get(i).copied();
-        let vips: Vec<IpAddr> = api.into_iter().chain(ingress).collect();
-        let family = if vips[0].is_ipv6() { "IPv6" } else { "IPv4" };
-        let (iface, src) = vrrp_source(inp, &vips).ok_or(BuildError::NoInterface(family))?;
+        let vips = vips_of(i);
+        let family = family_of(&vips);
+        // A dual-stack node without an address of this family yet (slow DHCPv6/RA, an
+        // IPv4-only NIC) still serves the other family; this one's instances join when its
+        // address appears. Upstream would give them another family's source: a broken instance.
+        let Some((iface, src)) = source else {
+            conf.notes.push(format!(
+                "no interface holds an {family} address for VIP set {i}: its instances are left out until one does"
+            ));
+            continue;
+        };
         let own = go_text(src);
         let machine = find_interface(inp.snapshot, vips[0], Lookup::Subnet).map(|h| h.address);
         let address_of = |p: &Peer| peer_address(p, &vips, machine, src).map(go_text);
-        // API backends: masters, sorted by address text (upstream compares strings).
-        let mut backends: Vec<String> = inp
-            .peers
-            .nodes
-            .iter()
-            .filter(|n| n.role == Role::Master)
-            .filter_map(address_of)
-            .collect();
+        // API backends: masters, sorted by address text (upstream compares strings). A master
+        // whose address cannot be resolved yet counts for the guard but is never rendered.
+        let mut backends: Vec<String> = masters.iter().copied().filter_map(address_of).collect();
+        if lone_master_placeholder {
+            backends.push(placeholder(Vec::new(), vips[0]).remove(0));
+        }
         backends.sort();
         let ingress_peers: Vec<String> = inp.peers.nodes.iter().filter_map(address_of).collect();
-        let bootstrap = s.role == Role::Bootstrap;
-        // A single master can never have two backends (SNO; PR #394 upstream): exempt it.
-        let single = matches!(s.topology.as_str(), "SingleReplica");
-        if unicast && s.role == Role::Master && !single && backends.len() < 2 {
-            return Err(BuildError::TooFewBackends(backends.len()));
-        }
         let peers_without = |list: &[String]| {
             list.iter()
                 .filter(|p| **p != own)

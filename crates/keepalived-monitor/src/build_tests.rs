@@ -185,6 +185,88 @@ fn k4_fewer_than_two_backends_never_render_but_single_node_clusters_do() {
 }
 
 #[test]
+fn the_guard_counts_known_masters_for_every_non_bootstrap_role_on_the_first_family() {
+    // A worker knowing one master renders nothing either (upstream's scope).
+    let w = settings(Role::Worker, &["192.168.111.5"], &["192.168.111.4"]);
+    assert_eq!(
+        render(
+            &w,
+            "192.168.111.23",
+            &peers(&["192.168.111.20"], &WORKERS),
+            Mode::Unicast
+        ),
+        Err(BuildError::TooFewBackends(1))
+    );
+    // IPv6 VIPs, masters reporting only IPv4 InternalIPs: both are known backends (upstream's
+    // empty entries), so the guard passes; no empty peer is rendered.
+    let s = settings(Role::Master, &["fd00::5"], &["fd00::4"]);
+    let text = render(&s, "fd00::14", &peers(&MASTERS[..2], &[]), Mode::Unicast).unwrap();
+    assert!(!text.contains("unicast_peer {\n        \n"), "{text}");
+    assert!(text.contains("is not an API backend"), "{text}");
+    // Two-node arbiter / fencing: a lone master gets upstream's placeholder backend.
+    for topology in ["HighlyAvailableArbiter", "DualReplica"] {
+        let mut tna = settings(Role::Master, &["192.168.111.5"], &["192.168.111.4"]);
+        tna.topology = topology.into();
+        let text = render(
+            &tna,
+            "192.168.111.20",
+            &peers(&["192.168.111.20"], &[]),
+            Mode::Unicast,
+        )
+        .unwrap();
+        assert!(
+            text.contains("vrrp_instance ostest_API_0 {")
+                && text.contains("unicast_peer {\n        0.0.0.0\n    }"),
+            "{topology}: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_dual_stack_node_renders_the_families_it_has() {
+    let s = settings(
+        Role::Master,
+        &["192.168.111.5", "fd00::5"],
+        &["192.168.111.4", "fd00::4"],
+    );
+    let text = render(&s, "192.168.111.20", &peers(&MASTERS, &[]), Mode::Unicast).unwrap();
+    assert!(text.contains("vrrp_instance ostest_API_0 {"), "{text}");
+    assert!(
+        !text.contains("ostest_API_1") && !text.contains("ostest_INGRESS_1"),
+        "{text}"
+    );
+    assert!(
+        text.starts_with("# no interface holds an IPv6 address for VIP set 1"),
+        "{text}"
+    );
+    // IPv6-primary without IPv6: the IPv4 instances keep their index. (The guard looks at the
+    // first family: the masters must report IPv6 InternalIPs.)
+    let mut dual = peers(&MASTERS, &[]);
+    for (i, n) in dual.nodes.iter_mut().enumerate() {
+        n.addresses.push(ip(&format!("fd00::{}", 20 + i)));
+    }
+    let s6 = settings(
+        Role::Master,
+        &["fd00::5", "192.168.111.5"],
+        &["fd00::4", "192.168.111.4"],
+    );
+    let text = render(&s6, "192.168.111.20", &dual, Mode::Unicast).unwrap();
+    assert!(text.contains("vrrp_instance ostest_API_1 {"), "{text}");
+    assert!(!text.contains("ostest_API_0"), "{text}");
+    // No address of any VIP family: nothing, one clear error.
+    let v6only = settings(Role::Master, &["fd00::5"], &["fd00::4"]);
+    assert_eq!(
+        render(
+            &v6only,
+            "192.168.111.20",
+            &peers(&MASTERS, &[]),
+            Mode::Unicast
+        ),
+        Err(BuildError::NoInterface("IPv6".into()))
+    );
+}
+
+#[test]
 fn scenario_d_dual_stack_uses_the_same_vrids_per_family() {
     let s = settings(
         Role::Master,
@@ -347,7 +429,10 @@ fn without_the_node_ip_file_the_vip_subnet_decides_the_interface() {
         snapshot: &empty,
         ..inputs
     };
-    assert_eq!(build(&inputs).unwrap_err(), BuildError::NoInterface("IPv4"));
+    assert_eq!(
+        build(&inputs).unwrap_err(),
+        BuildError::NoInterface("IPv4".into())
+    );
 }
 
 fn peer(addresses: &[&str], ovn: &[&str]) -> Peer {

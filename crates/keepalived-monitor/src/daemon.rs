@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use notify::{RecursiveMode, Watcher};
 use selection::netlink::{ChangeStream, NetlinkReader};
 use selection::runfiles::read_ip_file;
+use selection::service::{DirWatcher, notify_systemd};
 use tokio::time::Instant;
 
 use crate::apply;
@@ -61,8 +61,9 @@ pub async fn candidate(
     mode: Mode,
 ) -> anyhow::Result<Keepalived> {
     let snapshot = reader.snapshot().await?;
-    let ip = |v6| {
-        read_ip_file(&s.node_ip_file(v6)).unwrap_or_else(|e| {
+    let files = s.node_ip_files();
+    let ip = |path: PathBuf| {
+        read_ip_file(&path).unwrap_or_else(|e| {
             tracing::warn!("ignoring {e}");
             None
         })
@@ -71,30 +72,13 @@ pub async fn candidate(
     let inputs = Inputs {
         settings: s,
         snapshot: &snapshot,
-        node_ipv4: ip(false),
-        node_ipv6: ip(true),
+        node_ipv4: ip(files.ipv4()),
+        node_ipv6: ip(files.ipv6()),
         peers: &peers,
         mode,
-        remote_worker: s.remote_worker_file().exists(),
+        remote_worker: files.remote_worker().exists(),
     };
     Ok(build(&inputs)?)
-}
-
-fn nearest_dir(p: &Path) -> PathBuf {
-    let mut dir = p.parent().unwrap_or(Path::new("/")).to_path_buf();
-    while !dir.is_dir() {
-        match dir.parent() {
-            Some(d) => dir = d.to_path_buf(),
-            None => break,
-        }
-    }
-    dir
-}
-
-fn notify_systemd(states: &[sd_notify::NotifyState]) {
-    if let Err(e) = sd_notify::notify(states) {
-        tracing::debug!("sd_notify: {e}");
-    }
 }
 
 /// Upstream's "upgrade flow": a node keeps the mode its live file uses; only a migration changes
@@ -131,37 +115,15 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
     if s.role == Role::Bootstrap {
         watchdog::spawn(s.api_port, api_tx)?;
     }
-    let mut watched_files = vec![s.node_ip_file(false), s.mode_files()[0].clone()];
+    // Every input a render reads: the node-IP files, the remote-worker marker, both mode files
+    // and the peer list file.
+    let run = s.node_ip_files();
+    let mut watched_files = vec![run.ipv4(), run.ipv6(), run.remote_worker()];
+    watched_files.extend(s.mode_files());
     watched_files.extend(source.file().map(Path::to_path_buf));
-    let (tx, mut files) = tokio::sync::mpsc::unbounded_channel();
-    let inputs = watched_files.clone();
-    let mut watcher = notify::recommended_watcher(move |ev: notify::Result<notify::Event>| {
-        // Only changes of an input (or of a directory on its way) wake the loop: the loop's
-        // own reads of the inputs are events too, and would wake it forever.
-        // notify's Rescan (the kernel's queue overflowed) is relevant: events were lost, and
-        // every wake re-reads all inputs.
-        let relevant = ev.as_ref().map_or(true, |ev| {
-            ev.need_rescan()
-                || !matches!(ev.kind, notify::EventKind::Access(_))
-                    && ev
-                        .paths
-                        .iter()
-                        .any(|p| inputs.iter().any(|f| f.starts_with(p)))
-        });
-        if relevant {
-            let _ = tx.send(ev);
-        }
-    })?;
-    let mut watched: Vec<PathBuf> = Vec::new();
-    let mut rewatch = |watcher: &mut notify::RecommendedWatcher| {
-        for f in &watched_files {
-            let d = nearest_dir(f);
-            if !watched.contains(&d) && watcher.watch(&d, RecursiveMode::NonRecursive).is_ok() {
-                watched.push(d);
-            }
-        }
-    };
-    rewatch(&mut watcher);
+    // Every wake re-reads all inputs, so a Rescan needs nothing special.
+    let (mut watcher, mut files) = DirWatcher::new(watched_files)?;
+    watcher.rewatch(None);
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut live = std::fs::read_to_string(&s.output).unwrap_or_default();
     let mut mode = current_mode(&s, &live);
@@ -210,7 +172,7 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
                     anyhow::bail!("the file watcher stopped delivering events");
                 }
                 while files.try_recv().is_ok() {}
-                rewatch(&mut watcher);
+                watcher.rewatch(None);
             }
             // `Some`: with the file source the sender is gone, and a closed channel would be
             // ready forever (a busy loop).

@@ -63,6 +63,7 @@ pub fn peer_of(node: &Node) -> Peer {
         kubelet_version: status.node_info.map(|i| i.kubelet_version),
         mco_state: annotations.get(MCO_STATE).cloned(),
     }
+    .canonicalize()
 }
 
 #[derive(Default)]

@@ -22,7 +22,6 @@ mod build_tests;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use selection::app::UsageError;
 use selection::netlink::NetlinkReader;
 
@@ -41,10 +40,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::VrIds { .. } => unreachable!("handled above"),
     };
     let s = resolve(args, Path::new(DEFAULT_CONFIG))?;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("async runtime")?;
+    let rt = selection::service::runtime()?;
     rt.block_on(async {
         if let Command::Run(_) = &cli.command {
             daemon::run(s).await?;
@@ -60,6 +56,11 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             && tokio::time::Instant::now() < deadline
         {
             let _ = tokio::time::timeout_at(deadline, changed.recv()).await;
+        }
+        // A malformed peer list is bad input, as a malformed config is; the daemon instead
+        // keeps its last good configuration and waits for the file to be fixed.
+        if let Some(Err(e @ peers::PeersError::Invalid { .. })) = source.file().map(peers::read) {
+            return Err(UsageError(e.to_string()).into());
         }
         let live = std::fs::read_to_string(&s.output).unwrap_or_default();
         let mode = daemon::current_mode(&s, &live);

@@ -26,6 +26,18 @@ pub struct Peer {
     pub mco_state: Option<String>,
 }
 
+impl Peer {
+    /// IPv4-mapped IPv6 addresses as IPv4: upstream's family checks (Go's `To4`) and its text
+    /// both treat them so; kept mapped, the family check and the printed text would disagree
+    /// and an IPv4 address would land in an IPv6 instance.
+    pub fn canonicalize(mut self) -> Self {
+        for a in self.addresses.iter_mut().chain(&mut self.ovn_addresses) {
+            *a = a.to_canonical();
+        }
+        self
+    }
+}
+
 impl Peers {
     /// Upstream's `IsUpgradeStillRunning`: kubelet versions differ, or a node's MCO state is not
     /// `Done`. An empty list counts as "not running" (as upstream).
@@ -47,29 +59,41 @@ pub struct Peers {
 
 /// A peer list that cannot be used; the last good configuration stays.
 #[derive(Debug, thiserror::Error)]
-#[error("peer list {path}: {message}")]
-pub struct PeersError {
-    pub path: String,
-    pub message: String,
+pub enum PeersError {
+    #[error("cannot read peer list {}: {source}", path.display())]
+    Read {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    /// The file is not a valid peer list: bad input (exit 2 for `render` and `check`).
+    #[error("invalid peer list {}: {message}", path.display())]
+    Invalid {
+        path: std::path::PathBuf,
+        message: String,
+    },
 }
 
 /// Reads the TOML peer list.
 pub fn read(path: &Path) -> Result<Peers, PeersError> {
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string());
-    text.and_then(|t| parse(&t)).map_err(|message| PeersError {
-        path: path.display().to_string(),
+    let text = std::fs::read_to_string(path).map_err(|source| PeersError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    parse(&text).map_err(|message| PeersError::Invalid {
+        path: path.to_owned(),
         message,
     })
 }
 
 /// Parses a TOML peer list; the error names the line. Every node needs an address.
 pub fn parse(text: &str) -> Result<Peers, String> {
-    let peers: Peers = toml::from_str(text).map_err(|e| {
+    let mut peers: Peers = toml::from_str(text).map_err(|e| {
         let line = e
             .span()
             .map_or(1, |s| text[..s.start].matches('\n').count() + 1);
         format!("line {line}: {}", e.message())
     })?;
+    peers.nodes = peers.nodes.into_iter().map(Peer::canonicalize).collect();
     if let Some(n) = peers
         .nodes
         .iter()
@@ -91,6 +115,15 @@ mod tests {
         assert_eq!(parse("").unwrap(), Peers::default());
         let e = parse("[[node]]\nname = \"m0\"\nrole = \"king\"\naddresses = []\n").unwrap_err();
         assert!(e.starts_with("line 3: unknown variant `king`"), "{e}");
+        // Found by fuzzing: an IPv4-mapped address is IPv4, in family and in text.
+        let mapped = parse(
+            "[[node]]\nname = \"m0\"\nrole = \"master\"\naddresses = [\"::ffff:192.0.2.20\"]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            mapped.nodes[0].addresses,
+            ["192.0.2.20".parse::<IpAddr>().unwrap()]
+        );
         let e = parse("[[node]]\nname = \"m0\"\nrole = \"master\"\naddresses = []\n").unwrap_err();
         assert_eq!(e, "node m0 has no address");
     }

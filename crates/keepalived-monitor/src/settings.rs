@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use selection::app::{UsageError, load_config};
+use selection::runfiles::NodeIpFiles;
 use serde::Deserialize;
 
 use crate::cli::SettingsArgs;
@@ -73,7 +74,28 @@ struct ConfigFile {
     debounce_ms: Option<u64>,
     api_port: Option<u16>,
     run_dir: Option<PathBuf>,
-    scripts: Option<BTreeMap<String, Script>>,
+    scripts: Option<BTreeMap<String, ScriptOverride>>,
+}
+
+/// `[scripts.<name>]`: each key given replaces only that key of the default check.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScriptOverride {
+    command: Option<String>,
+    interval: Option<u32>,
+    weight: Option<i32>,
+    rise: Option<u32>,
+    fall: Option<u32>,
+}
+
+impl ScriptOverride {
+    fn apply(self, s: &mut Script) {
+        s.command = self.command.unwrap_or(std::mem::take(&mut s.command));
+        s.interval = self.interval.unwrap_or(s.interval);
+        s.weight = self.weight.or(s.weight);
+        s.rise = self.rise.unwrap_or(s.rise);
+        s.fall = self.fall.unwrap_or(s.fall);
+    }
 }
 
 /// Validated settings.
@@ -130,12 +152,9 @@ pub fn default_scripts() -> BTreeMap<String, Script> {
 }
 
 impl Settings {
-    pub fn node_ip_file(&self, v6: bool) -> PathBuf {
-        self.run_dir.join(if v6 { "ipv6" } else { "ipv4" })
-    }
-
-    pub fn remote_worker_file(&self) -> PathBuf {
-        self.run_dir.join("remote-worker")
+    /// The node-IP files nodeip-selector writes under `run_dir`.
+    pub fn node_ip_files(&self) -> NodeIpFiles {
+        NodeIpFiles::new(&self.run_dir)
     }
 
     /// `monitor-user.conf` wins over `monitor.conf`.
@@ -239,7 +258,17 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
         }
     };
     let mut scripts = default_scripts();
-    scripts.extend(cfg.scripts.unwrap_or_default());
+    for (name, o) in cfg.scripts.unwrap_or_default() {
+        let Some(script) = scripts.get_mut(&name) else {
+            let known: Vec<&str> = scripts.keys().map(String::as_str).collect();
+            return Err(UsageError(format!(
+                "invalid {}: no check {name:?} (the checks are {})",
+                origin("scripts"),
+                known.join(", ")
+            )));
+        };
+        o.apply(script);
+    }
     Ok(Settings {
         cluster_name,
         role,
@@ -313,6 +342,36 @@ mod tests {
         let s = resolve_with(BASE, &["--role", "worker", "--peers", "/p.toml"]).unwrap();
         assert_eq!(s.role, Role::Worker, "flags win");
         assert_eq!(s.peers, PeerSource::File("/p.toml".into()));
+    }
+
+    #[test]
+    fn a_script_key_overrides_only_itself() {
+        let s = resolve_with(
+            &format!(
+                "{BASE}[scripts.chk_ocp_lb]\ncommand = \"/bin/true\"\n[scripts.chk_mcs]\nfall = 9\n"
+            ),
+            &[],
+        )
+        .unwrap();
+        let d = default_scripts();
+        let lb = &s.scripts["chk_ocp_lb"];
+        assert_eq!(lb.command, "/bin/true");
+        assert_eq!(
+            (lb.interval, lb.weight, lb.rise, lb.fall),
+            (
+                d["chk_ocp_lb"].interval,
+                d["chk_ocp_lb"].weight,
+                d["chk_ocp_lb"].rise,
+                d["chk_ocp_lb"].fall
+            )
+        );
+        assert_eq!(s.scripts["chk_mcs"].fall, 9);
+        assert_eq!(s.scripts["chk_mcs"].command, d["chk_mcs"].command);
+        let e = resolve_with(&format!("{BASE}[scripts.chk_nope]\nfall = 1\n"), &[]).unwrap_err();
+        assert!(
+            e.contains("no check \"chk_nope\" (the checks are chk_"),
+            "{e}"
+        );
     }
 
     #[test]

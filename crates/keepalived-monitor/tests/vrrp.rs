@@ -494,20 +494,20 @@ fn bootstrap_watchdog_stops_keepalived_when_the_local_api_goes_and_starts_it_aga
     );
 }
 
-#[test]
-fn dual_stack_candidates_pass_keepalived_t() {
-    if !require_root("dual_stack_candidates_pass_keepalived_t") {
-        return;
-    }
+/// `check` (`keepalived -t` of the candidate) and `render` of a dual-stack master holding
+/// `addresses`, with the VIP sets in `vips` order; returns the rendered text.
+fn dual_stack_candidate(addresses: &[&str], vips: [(&str, &str); 2]) -> String {
     let dir = scratch_dir("kam-ds").unwrap();
     let d = dir.path();
     let ns = Netns::new("kamds").unwrap();
     ns.nic("eth0").unwrap();
-    ns.addr("eth0", "192.0.2.11/24", &[]).unwrap();
-    ns.addr("eth0", "2001:db8::11/64", &["nodad"]).unwrap();
     fs::create_dir_all(d.join("run")).unwrap();
-    fs::write(d.join("run/ipv4"), "192.0.2.11").unwrap();
-    fs::write(d.join("run/ipv6"), "2001:db8::11").unwrap();
+    for a in addresses {
+        ns.addr("eth0", a, &["nodad"]).unwrap();
+        let ip = a.split('/').next().unwrap();
+        let family = if ip.contains(':') { "ipv6" } else { "ipv4" };
+        fs::write(d.join("run").join(family), ip).unwrap();
+    }
     let peers: String = [11, 12]
         .iter()
         .map(|i| format!("[[node]]\nname = \"m{i}\"\nrole = \"master\"\naddresses = [\"192.0.2.{i}\", \"2001:db8::{i}\"]\n"))
@@ -517,9 +517,13 @@ fn dual_stack_candidates_pass_keepalived_t() {
     fs::write(
         &config,
         format!(
-            "cluster-name = \"ds\"\nrole = \"master\"\napi-vips = [\"192.0.2.200\", \"2001:db8::200\"]\n\
-             ingress-vips = [\"192.0.2.201\", \"2001:db8::201\"]\noutput = \"{d}/keepalived.conf\"\nrun-dir = \"{d}/run\"\n\
+            "cluster-name = \"ds\"\nrole = \"master\"\napi-vips = [\"{a0}\", \"{a1}\"]\n\
+             ingress-vips = [\"{i0}\", \"{i1}\"]\noutput = \"{d}/keepalived.conf\"\nrun-dir = \"{d}/run\"\n\
              keepalived-dir = \"{d}\"\npeer-source = \"file\"\npeers-file = \"{d}/peers.toml\"\n{PASSING_SCRIPTS}",
+            a0 = vips[0].0,
+            i0 = vips[0].1,
+            a1 = vips[1].0,
+            i1 = vips[1].1,
             d = d.display()
         ),
     )
@@ -540,8 +544,94 @@ fn dual_stack_candidates_pass_keepalived_t() {
         .output()
         .unwrap()
         .stdout;
-    let text = String::from_utf8(text).unwrap();
-    for name in ["ds_API_0", "ds_API_1", "ds_INGRESS_0", "ds_INGRESS_1"] {
-        assert!(text.contains(&format!("vrrp_instance {name} {{")), "{text}");
+    String::from_utf8(text).unwrap()
+}
+
+const V4_VIPS: (&str, &str) = ("192.0.2.200", "192.0.2.201");
+const V6_VIPS: (&str, &str) = ("2001:db8::200", "2001:db8::201");
+
+fn instances(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("vrrp_instance ")?.strip_suffix(" {"))
+        .collect()
+}
+
+#[test]
+fn dual_stack_candidates_pass_keepalived_t() {
+    if !require_root("dual_stack_candidates_pass_keepalived_t") {
+        return;
+    }
+    let both = ["192.0.2.11/24", "2001:db8::11/64"];
+    let text = dual_stack_candidate(&both, [V4_VIPS, V6_VIPS]);
+    assert_eq!(
+        instances(&text),
+        ["ds_API_0", "ds_INGRESS_0", "ds_API_1", "ds_INGRESS_1"],
+        "{text}"
+    );
+}
+
+#[test]
+fn a_dual_stack_node_missing_a_family_serves_the_other() {
+    if !require_root("a_dual_stack_node_missing_a_family_serves_the_other") {
+        return;
+    }
+    // IPv4-primary, no IPv6 address yet: the IPv4 instances keep index 0.
+    let text = dual_stack_candidate(&["192.0.2.11/24"], [V4_VIPS, V6_VIPS]);
+    assert_eq!(instances(&text), ["ds_API_0", "ds_INGRESS_0"], "{text}");
+    assert!(
+        text.contains("# no interface holds an IPv6 address for VIP set 1"),
+        "{text}"
+    );
+    // IPv6-primary, no IPv4 address: the IPv6 instances at index 0.
+    let text = dual_stack_candidate(&["2001:db8::11/64"], [V6_VIPS, V4_VIPS]);
+    assert_eq!(instances(&text), ["ds_API_0", "ds_INGRESS_0"], "{text}");
+    assert!(text.contains("2001:db8::200/128"), "{text}");
+    // IPv6-primary, no IPv6 address yet: the IPv4 instances keep index 1.
+    let text = dual_stack_candidate(&["192.0.2.11/24"], [V6_VIPS, V4_VIPS]);
+    assert_eq!(instances(&text), ["ds_API_1", "ds_INGRESS_1"], "{text}");
+    assert!(text.contains("192.0.2.200/32"), "{text}");
+}
+
+#[test]
+fn a_malformed_peer_list_is_bad_input_for_render_and_check() {
+    if !require_root("a_malformed_peer_list_is_bad_input_for_render_and_check") {
+        return;
+    }
+    let dir = scratch_dir("kam-bad").unwrap();
+    let d = dir.path();
+    let ns = Netns::new("kambad").unwrap();
+    ns.nic("eth0").unwrap();
+    ns.addr("eth0", "192.0.2.11/24", &[]).unwrap();
+    let peers = d.join("peers.toml");
+    fs::write(
+        &peers,
+        "[[node]]\nname = \"m0\"\nrole = \"master\"\naddresses = [\"192.0.2.300\"]\n",
+    )
+    .unwrap();
+    let config = d.join("config.toml");
+    fs::write(
+        &config,
+        format!(
+            "cluster-name = \"bad\"\napi-vips = [\"192.0.2.200\"]\noutput = \"{d}/keepalived.conf\"\n\
+             run-dir = \"{d}/run\"\nkeepalived-dir = \"{d}\"\npeer-source = \"file\"\npeers-file = \"{p}\"\n",
+            d = d.display(),
+            p = peers.display()
+        ),
+    )
+    .unwrap();
+    for command in ["render", "check"] {
+        let out = ns
+            .command(BIN)
+            .args([command, "--config"])
+            .arg(&config)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command}: {stderr}");
+        assert!(
+            stderr.contains(&format!("invalid peer list {}: line 4", peers.display())),
+            "{command}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{command} printed a candidate");
     }
 }

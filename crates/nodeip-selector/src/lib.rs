@@ -28,10 +28,7 @@ use crate::settings::{DEFAULT_CONFIG, Settings, resolve};
 /// found" and system failures as other errors (exit code 1).
 pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let settings = resolve(cli.command.select_args(), Path::new(DEFAULT_CONFIG))?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = selection::service::runtime()?;
     runtime.block_on(async {
         match &cli.command {
             Command::Show { all, json, .. } => show(&settings, *all, *json).await,

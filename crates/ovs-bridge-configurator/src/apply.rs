@@ -148,7 +148,7 @@ pub async fn gather(
             )
         })
         .collect();
-    let primary_ip = read_ip_file(&s.primary_ip()).unwrap_or_else(|e| {
+    let primary_ip = read_ip_file(&s.node_ip_files().primary_ip()).unwrap_or_else(|e| {
         tracing::warn!("ignoring {e}");
         None
     });

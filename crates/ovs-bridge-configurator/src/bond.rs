@@ -8,6 +8,7 @@ use futures_util::TryStreamExt;
 use rtnetlink::packet_route::link::{
     InfoBondPort, InfoPortData, LinkAttribute, LinkFlags, LinkInfo, LinkMessage,
 };
+use selection::service::with_netlink;
 
 /// How long an LACP port may take to settle before activation goes on anyway (a warning).
 pub const LACP_SETTLE: Duration = Duration::from_secs(5);
@@ -68,26 +69,26 @@ async fn read(handle: &rtnetlink::Handle, iface: &str) -> Option<LacpPort> {
 
 /// Waits (up to [`LACP_SETTLE`]) for `iface` to settle if it is an LACP port; never fails.
 pub async fn wait_lacp(iface: &str) {
-    let Ok((conn, handle, _)) = rtnetlink::new_connection() else {
-        return;
-    };
-    let task = tokio::spawn(conn);
-    let deadline = tokio::time::Instant::now() + LACP_SETTLE;
-    loop {
-        match read(&handle, iface).await {
-            Some(p) if !p.settled() && tokio::time::Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(100)).await;
+    let settle = |handle: rtnetlink::Handle| async move {
+        let deadline = tokio::time::Instant::now() + LACP_SETTLE;
+        loop {
+            match read(&handle, iface).await {
+                Some(p) if !p.settled() && tokio::time::Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Some(p) if !p.settled() => {
+                    tracing::warn!(
+                        "LACP on {iface} did not reach collecting,distributing within {LACP_SETTLE:?}; going on"
+                    );
+                    break;
+                }
+                _ => break,
             }
-            Some(p) if !p.settled() => {
-                tracing::warn!(
-                    "LACP on {iface} did not reach collecting,distributing within {LACP_SETTLE:?}; going on"
-                );
-                break;
-            }
-            _ => break,
         }
+    };
+    if let Err(e) = with_netlink(settle).await {
+        tracing::warn!("cannot check LACP on {iface}: {e}");
     }
-    task.abort();
 }
 
 #[cfg(test)]

@@ -16,7 +16,6 @@ pub mod settings;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use selection::netlink::NetlinkReader;
 
 use crate::cli::{Cli, Command};
@@ -26,10 +25,7 @@ use crate::settings::{DEFAULT_CONFIG, Settings, resolve};
 /// Runs one command.
 pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let s = resolve(cli.command.settings(), Path::new(DEFAULT_CONFIG))?;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("async runtime")?;
+    let rt = selection::service::runtime()?;
     rt.block_on(async {
         match &cli.command {
             Command::Apply(_) => apply_with_retry(&s).await,

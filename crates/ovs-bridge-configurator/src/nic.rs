@@ -2,6 +2,7 @@
 //! link is in allmulticast mode, which OVS needs (BZ 1854355).
 
 use rtnetlink::LinkUnspec;
+use selection::service::with_netlink;
 
 /// Whether a `/sys/class/net/<if>/device/uevent` text names the vmxnet3 driver.
 pub fn is_vmxnet3(uevent: &str) -> bool {
@@ -16,18 +17,13 @@ pub async fn vmxnet3_allmulticast(iface: &str) -> Result<(), String> {
     if !is_vmxnet3(&uevent) {
         return Ok(());
     }
-    let (conn, handle, _) = rtnetlink::new_connection().map_err(|e| e.to_string())?;
-    let task = tokio::spawn(conn);
     let msg = LinkUnspec::new_with_name(iface).allmulticast(true).build();
-    let r = handle
-        .link()
-        .set(msg)
-        .execute()
+    with_netlink(|handle| async move { handle.link().set(msg).execute().await })
         .await
-        .map_err(|e| format!("allmulticast on {iface}: {e}"));
-    task.abort();
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("allmulticast on {iface}: {e}"))?;
     tracing::info!("vmxnet3 {iface}: allmulticast on");
-    r
+    Ok(())
 }
 
 #[cfg(test)]

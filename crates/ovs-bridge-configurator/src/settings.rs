@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use selection::app::{UsageError, load_config};
+use selection::runfiles::NodeIpFiles;
 use serde::Deserialize;
 
 use crate::cli::SettingsArgs;
@@ -45,8 +46,9 @@ pub struct Settings {
 }
 
 impl Settings {
-    pub fn primary_ip(&self) -> PathBuf {
-        self.run_dir.join("nodeip-configuration/primary-ip")
+    /// `/run/nodeip-configuration`'s files (the node IP nodeip-selector chose).
+    pub fn node_ip_files(&self) -> NodeIpFiles {
+        NodeIpFiles::new(self.run_dir.join("nodeip-configuration"))
     }
     pub fn boot_marker(&self) -> PathBuf {
         self.run_dir.join("configure-ovs-boot-done")

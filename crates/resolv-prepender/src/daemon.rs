@@ -1,11 +1,9 @@
 //! The daemon: a pass at start and after every relevant file change, no polling.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use notify::{EventKind, RecursiveMode, Watcher};
-use tokio::sync::mpsc;
+use selection::service::{DirWatcher, Wake, notify_systemd};
 use tokio::time::Instant;
 
 use crate::pass::{self, Outcome};
@@ -43,26 +41,12 @@ impl Watched {
             .map(PathBuf::as_path)
     }
 
-    /// The directories to watch: each file's directory, or its nearest existing ancestor until
-    /// the directory appears (`/run/nodeip-configuration` is created later in boot). Watching
-    /// directories, not files, keeps working across rename-replacements. A bind-mounted output
-    /// is watched itself: writes to it do not show up in its directory's events.
-    fn targets(&self) -> BTreeSet<PathBuf> {
-        let mut t = BTreeSet::new();
-        for f in self.all() {
-            let mut dir = f.parent().unwrap_or(Path::new("/")).to_path_buf();
-            while !dir.is_dir() {
-                match dir.parent() {
-                    Some(p) => dir = p.to_path_buf(),
-                    None => break,
-                }
-            }
-            t.insert(dir);
-        }
-        if selection::atomic::is_mount_point(&self.output).unwrap_or(false) {
-            t.insert(self.output.clone());
-        }
-        t
+    /// The output when it is a mount point (bind-mounted into a container): writes to it do
+    /// not show up in its directory's events, so it is watched itself.
+    fn mounted_output(&self) -> Option<&Path> {
+        selection::atomic::is_mount_point(&self.output)
+            .unwrap_or(false)
+            .then_some(self.output.as_path())
     }
 
     /// Which kind of file an event path concerns: an input (or a directory on its way), the
@@ -97,35 +81,14 @@ impl ReassertGuard {
     }
 }
 
-fn notify_systemd(states: &[sd_notify::NotifyState]) {
-    if let Err(e) = sd_notify::notify(states) {
-        tracing::debug!("sd_notify: {e}");
-    }
-}
-
 /// Runs until SIGTERM or SIGINT.
 pub async fn run(settings: Settings) -> anyhow::Result<()> {
     selection::atomic::clean_up_interrupted_writes(&[&settings.output, &settings.resolved_dropin]);
     let watched = Watched::new(&settings);
-    let (tx, mut rx) = mpsc::unbounded_channel::<notify::Result<notify::Event>>();
-    let mut watcher = notify::recommended_watcher(move |ev| {
-        let _ = tx.send(ev);
-    })?;
-    let mut current: BTreeSet<PathBuf> = BTreeSet::new();
-    let rewatch = |watcher: &mut notify::RecommendedWatcher, current: &mut BTreeSet<PathBuf>| {
-        let wanted = watched.targets();
-        for gone in current.difference(&wanted) {
-            let _ = watcher.unwatch(gone);
-        }
-        for new in wanted.difference(current) {
-            if let Err(e) = watcher.watch(new, RecursiveMode::NonRecursive) {
-                tracing::warn!("cannot watch {}: {e}", new.display());
-            }
-        }
-        *current = wanted;
-    };
+    let files: Vec<PathBuf> = watched.all().map(Path::to_path_buf).collect();
+    let (mut watcher, mut rx) = DirWatcher::new(files)?;
     // Watch first, then read: nothing changed in between is missed.
-    rewatch(&mut watcher, &mut current);
+    watcher.rewatch(watched.mounted_output());
     let first = one_pass(&settings).await;
     notify_systemd(&[
         sd_notify::NotifyState::Ready,
@@ -155,26 +118,19 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
                 let Some(ev) = ev else {
                     anyhow::bail!("the file watcher stopped delivering events");
                 };
-                let mut note = |ev: notify::Result<notify::Event>| match ev {
-                    // The kernel's queue overflowed (notify's Rescan): events were lost.
-                    Ok(ev) if ev.need_rescan() => {
-                        tracing::warn!("file events were lost; re-reading everything");
+                let mut note = |ev: Wake| match ev {
+                    Wake::Rescan => {
                         inputs_changed = true;
                         output_changed = true;
                     }
-                    Ok(ev) if !matches!(ev.kind, EventKind::Access(_)) => {
-                        for p in &ev.paths {
+                    Wake::Paths(paths) => {
+                        for p in &paths {
                             match watched.classify(p) {
                                 Some(true) => inputs_changed = true,
                                 Some(false) => output_changed = true,
                                 None => {}
                             }
                         }
-                    }
-                    Ok(_) => {}
-                    Err(e) => {
-                        tracing::warn!("watch error: {e}; re-reading everything");
-                        inputs_changed = true;
                     }
                 };
                 note(ev);
@@ -187,7 +143,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         if !inputs_changed && !output_changed {
             continue;
         }
-        rewatch(&mut watcher, &mut current);
+        watcher.rewatch(watched.mounted_output());
         if !inputs_changed && paused_until.is_some() {
             continue; // someone else keeps rewriting the output; not fighting until the pause ends
         }

@@ -17,18 +17,13 @@ use std::io::Read;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Context;
-
 use crate::cli::{Cli, Command};
 use crate::pass::Outcome;
 use crate::settings::{DEFAULT_CONFIG, UsageError, resolve};
 
 /// Runs one command; [`UsageError`] means exit code 2.
 pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("async runtime")?;
+    let runtime = selection::service::runtime()?;
     match &cli.command {
         Command::Run(args) => {
             let settings = resolve(args, Path::new(DEFAULT_CONFIG))?;

@@ -47,7 +47,9 @@ fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
     }
     let mut lines = Vec::new();
     for (i, raw) in text.split('\n').enumerate() {
-        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        // Every CR before the LF: one left behind would be stripped by the next pass, so the
+        // transform would not be idempotent.
+        let line = raw.trim_end_matches('\r');
         let bad = |reason| ParseError::Line {
             line: i + 1,
             text: line.to_owned(),
@@ -333,6 +335,13 @@ mod tests {
             t("\n"),
             format!("\nnameserver 192.168.111.20\nsearch {BASE}\n")
         );
+        // Found by fuzzing: a line of CRs kept one, which the next pass dropped.
+        let once = t("\r\r\noptions edns0\r\r\n");
+        assert_eq!(
+            once,
+            format!("\noptions edns0\nnameserver 192.168.111.20\nsearch {BASE}\n")
+        );
+        assert_eq!(t(&once), once);
         // Without a final newline.
         assert_eq!(
             t("nameserver 10.0.0.1"),

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 pub use selection::app::UsageError;
 use selection::app::load_config;
+use selection::runfiles::{DEFAULT_RUN_DIR, NodeIpFiles};
 use serde::Deserialize;
 
 use crate::cli::SettingsArgs;
@@ -71,11 +72,11 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
             "/run/NetworkManager/resolv.conf",
         ),
         output: pick(&args.output, cfg.output, "/etc/resolv.conf"),
-        node_ip_file: pick(
-            &args.node_ip_file,
-            cfg.node_ip_file,
-            "/run/nodeip-configuration/primary-ip",
-        ),
+        node_ip_file: args
+            .node_ip_file
+            .clone()
+            .or(cfg.node_ip_file)
+            .unwrap_or_else(|| NodeIpFiles::new(DEFAULT_RUN_DIR).primary_ip()),
         base_domain,
         done_flag: pick(
             &args.done_flag,

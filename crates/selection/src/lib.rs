@@ -19,6 +19,7 @@ pub mod runfiles;
 pub mod select;
 #[cfg(test)]
 mod select_tests;
+pub mod service;
 pub mod vip_path;
 
 #[cfg(any(test, feature = "fixtures"))]

@@ -55,7 +55,9 @@ fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
             text: line.to_owned(),
             reason,
         };
-        let mut tokens = line.split([' ', '\t']).filter(|t| !t.is_empty());
+        // A stray CR inside the line separates tokens too: kept as a token, it would end a
+        // written `search` line, and the next pass would strip it (found by fuzzing).
+        let mut tokens = line.split([' ', '\t', '\r']).filter(|t| !t.is_empty());
         if line.trim().is_empty() || line.starts_with('#') || line.starts_with(';') {
             lines.push(Line::Kept(line.to_owned()));
             continue;
@@ -341,6 +343,9 @@ mod tests {
             once,
             format!("\noptions edns0\nnameserver 192.168.111.20\nsearch {BASE}\n")
         );
+        assert_eq!(t(&once), once);
+        let once = t("search a.example \r\tb\r\n");
+        assert_eq!(once, format!("search {BASE} a.example b\nnameserver 192.168.111.20\n"));
         assert_eq!(t(&once), once);
         // Without a final newline.
         assert_eq!(

@@ -127,6 +127,8 @@ fn fuzz_one(dir: &Path, target: &str, seconds: u64) -> anyhow::Result<Report> {
     .arg(format!("-max_total_time={seconds}"))
     .arg("-print_final_stats=1")
     .arg(format!("-artifact_prefix={}/", artifacts.display()))
+    // libFuzzer may also leave files in its working directory; keep them out of the tree.
+    .current_dir(&artifacts)
     .stdout(Stdio::inherit())
     .stderr(Stdio::piped())
     .output()
@@ -190,6 +192,7 @@ fn merge_into_committed(dir: &Path, target: &str) -> anyhow::Result<()> {
     .arg("-set_cover_merge=1")
     .arg(root().join("fuzz/corpus").join(target))
     .arg(dir.join("corpus").join(target))
+    .current_dir(dir.join("artifacts").join(target))
     .stdout(Stdio::null())
     .stderr(Stdio::null())
     .status()

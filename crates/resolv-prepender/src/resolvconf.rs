@@ -345,7 +345,10 @@ mod tests {
         );
         assert_eq!(t(&once), once);
         let once = t("search a.example \r\tb\r\n");
-        assert_eq!(once, format!("search {BASE} a.example b\nnameserver 192.168.111.20\n"));
+        assert_eq!(
+            once,
+            format!("search {BASE} a.example b\nnameserver 192.168.111.20\n")
+        );
         assert_eq!(t(&once), once);
         // Without a final newline.
         assert_eq!(

@@ -15,7 +15,8 @@ pub type UnitProperties = BTreeMap<String, BTreeMap<String, String>>;
 /// Properties collected for each unit.
 const PROPERTIES: &str = "Id,ActiveState,SubState,Result,ExecMainStatus,StatusText,\
     ExecMainStartTimestampMonotonic,ExecMainExitTimestampMonotonic,\
-    ActiveEnterTimestampMonotonic,InactiveExitTimestampMonotonic,InactiveEnterTimestampMonotonic";
+    ActiveEnterTimestampMonotonic,InactiveExitTimestampMonotonic,InactiveEnterTimestampMonotonic,\
+    NRestarts";
 
 /// A boot to run: unit files (name, content), extra read-only binds, and optionally a test
 /// namespace the container joins instead of a private network.

@@ -63,7 +63,7 @@ fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
             continue;
         }
         // glibc only reads keywords in column 1.
-        if line.starts_with([' ', '\t']) {
+        if line.starts_with([' ', '\t', '\r']) {
             return Err(bad("not a resolv.conf keyword"));
         }
         match tokens.next() {
@@ -344,6 +344,7 @@ mod tests {
             format!("\noptions edns0\nnameserver 192.168.111.20\nsearch {BASE}\n")
         );
         assert_eq!(t(&once), once);
+        assert!(transform("\r\rsearch a\n", "192.0.2.1".parse().unwrap(), &[]).is_err());
         let once = t("search a.example \r\tb\r\n");
         assert_eq!(
             once,

@@ -68,7 +68,16 @@ pub async fn candidate(
             None
         })
     };
-    let peers = source.current()?;
+    let peers = match source.current() {
+        Ok(p) => p,
+        // As upstream, the bootstrap renders at once, before the API behind its VIP answers:
+        // it lists every master it knows (none yet) and serves the VIP meanwhile.
+        Err(e) if s.role == Role::Bootstrap => {
+            tracing::debug!("{e}; rendering the bootstrap without peers");
+            peers::Peers::default()
+        }
+        Err(e) => return Err(e),
+    };
     let inputs = Inputs {
         settings: s,
         snapshot: &snapshot,

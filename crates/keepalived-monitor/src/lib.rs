@@ -49,9 +49,10 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         let mut reader = NetlinkReader::connect()?;
         let (tx, mut changed) = tokio::sync::mpsc::unbounded_channel();
         let source = daemon::Peers::start(&s, tx);
-        // The Kubernetes source needs its first complete list.
+        // The Kubernetes source needs its first complete list (the bootstrap renders without).
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
-        while source.current().is_err()
+        while s.role != settings::Role::Bootstrap
+            && source.current().is_err()
             && source.file().is_none()
             && tokio::time::Instant::now() < deadline
         {

@@ -117,3 +117,82 @@ fn peers_come_from_the_node_watch_and_follow_its_events() {
     let _ = daemon.kill();
     let _ = daemon.wait();
 }
+
+#[test]
+fn the_bootstrap_renders_at_once_before_its_api_answers() {
+    if !require_root("the_bootstrap_renders_at_once_before_its_api_answers") {
+        return;
+    }
+    let dir = scratch_dir("kam-boot").unwrap();
+    let ns = Netns::new("kamb").unwrap();
+    ns.nic("eth0").unwrap();
+    ns.addr("eth0", "192.0.2.10/24", &[]).unwrap();
+    // The API server runs elsewhere: from the node's namespace nothing answers on 127.0.0.1.
+    let elsewhere = Netns::new("kamb-api").unwrap();
+    let d = dir.path().to_owned();
+    let server = elsewhere
+        .run_in(move || FakeApiServer::start(&d, vec![]))
+        .unwrap()
+        .unwrap();
+    let run = dir.path().join("run");
+    fs::create_dir_all(&run).unwrap();
+    fs::write(run.join("ipv4"), "192.0.2.10").unwrap();
+    let out = dir.path().join("keepalived.conf");
+    let cfg = dir.path().join("config.toml");
+    fs::write(
+        &cfg,
+        format!(
+            "cluster-name = \"hx\"\nrole = \"bootstrap\"\napi-vips = [\"192.0.2.200\"]\ningress-vips = [\"192.0.2.201\"]\n\
+             peer-source = \"kubernetes\"\nkubeconfig = \"{}\"\noutput = \"{}\"\nrun-dir = \"{}\"\nkeepalived-dir = \"{}\"\n\
+             reload = \"socket\"\ncontrol-socket = \"{}/none.sock\"\ndebounce-ms = 200\n",
+            server.kubeconfig().display(),
+            out.display(),
+            run.display(),
+            dir.path().display(),
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let o = ns
+        .command(BIN)
+        .args(["render", "--config"])
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "render waited for the API: {:?}",
+        started.elapsed()
+    );
+    assert!(
+        text.contains("vrrp_instance hx_API_0 {")
+            && text.contains("priority 70")
+            && text
+                .contains("unicast_src_ip 192.0.2.10\n    unicast_peer {\n        0.0.0.0\n    }"),
+        "{text}"
+    );
+    assert!(!text.contains("INGRESS"), "{text}");
+
+    let log = fs::File::create(dir.path().join("monitor.log")).unwrap();
+    let mut daemon = ns
+        .command(BIN)
+        .args(["run", "--config"])
+        .arg(&cfg)
+        .stderr(log)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let written = wait_for(Duration::from_secs(10), || {
+        fs::read_to_string(&out).is_ok_and(|t| t.contains("vrrp_instance hx_API_0 {"))
+    });
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+    assert!(
+        written,
+        "the daemon wrote nothing: {}",
+        fs::read_to_string(dir.path().join("monitor.log")).unwrap_or_default()
+    );
+}

@@ -55,19 +55,21 @@ fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
             text: line.to_owned(),
             reason,
         };
-        // A stray CR inside the line separates tokens too: kept as a token, it would end a
-        // written `search` line, and the next pass would strip it (found by fuzzing).
-        let mut tokens = line.split([' ', '\t', '\r']).filter(|t| !t.is_empty());
+        // The keyword ends at a space or tab, as glibc's `MATCH` reads it (`search\r` is no
+        // keyword). In the arguments a stray CR separates too: kept in a token, it would end a
+        // written `search` line, and the next pass would strip it (both found by fuzzing).
+        let (keyword, args) = line.split_once([' ', '\t']).unwrap_or((line, ""));
+        let mut tokens = args.split([' ', '\t', '\r']).filter(|t| !t.is_empty());
         if line.trim().is_empty() || line.starts_with('#') || line.starts_with(';') {
             lines.push(Line::Kept(line.to_owned()));
             continue;
         }
         // glibc only reads keywords in column 1.
-        if line.starts_with([' ', '\t', '\r']) {
+        if line.starts_with([' ', '\t']) {
             return Err(bad("not a resolv.conf keyword"));
         }
-        match tokens.next() {
-            Some("nameserver") => {
+        match keyword {
+            "nameserver" => {
                 let addr = tokens
                     .next()
                     .ok_or_else(|| bad("nameserver without an address"))?;
@@ -82,14 +84,14 @@ fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
                     text: line.to_owned(),
                 });
             }
-            Some("search") => {
+            "search" => {
                 lines.push(Line::Search(tokens.map(str::to_owned).collect()));
             }
-            Some("domain") => {
+            "domain" => {
                 let d = tokens.next().ok_or_else(|| bad("domain without a name"))?;
                 lines.push(Line::Domain(d.to_owned()));
             }
-            Some(k) if OTHER_KEYWORDS.contains(&k) => lines.push(Line::Kept(line.to_owned())),
+            k if OTHER_KEYWORDS.contains(&k) => lines.push(Line::Kept(line.to_owned())),
             _ => return Err(bad("not a resolv.conf keyword")),
         }
     }
@@ -344,7 +346,9 @@ mod tests {
             format!("\noptions edns0\nnameserver 192.168.111.20\nsearch {BASE}\n")
         );
         assert_eq!(t(&once), once);
-        assert!(transform("\r\rsearch a\n", "192.0.2.1".parse().unwrap(), &[]).is_err());
+        for not_a_keyword in ["\r\rsearch a\n", "search\ra\n"] {
+            assert!(transform(not_a_keyword, "192.0.2.1".parse().unwrap(), &[]).is_err());
+        }
         let once = t("search a.example \r\tb\r\n");
         assert_eq!(
             once,

@@ -15,8 +15,10 @@ pub mod settings;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context;
+use selection::app::UsageError;
 use selection::net::go_text;
 use selection::netlink::NetlinkReader;
 
@@ -57,7 +59,27 @@ async fn show(settings: &Settings, all: bool, json: bool) -> anyhow::Result<Exit
     Ok(ExitCode::SUCCESS)
 }
 
+/// Longest wait between attempts after a system failure.
+const MAX_SYSTEM_RETRY: Duration = Duration::from_secs(60);
+
+/// `set`, with `--retry-on-failure` also retrying system failures (a netlink socket, a write):
+/// upstream's unit looped on any failure, and a oneshot that fails takes kubelet down for the
+/// whole boot. Bad input is not transient: it is returned at once.
 async fn set(settings: &Settings) -> anyhow::Result<ExitCode> {
+    let mut delay = Duration::from_secs(1);
+    loop {
+        match set_once(settings).await {
+            Err(e) if settings.retry && !e.is::<UsageError>() => {
+                tracing::warn!("{e:#}; retrying in {}s", delay.as_secs());
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(MAX_SYSTEM_RETRY);
+            }
+            result => return result,
+        }
+    }
+}
+
+async fn set_once(settings: &Settings) -> anyhow::Result<ExitCode> {
     let outputs = outputs::paths(&settings.files, &settings.systemd_dir);
     selection::atomic::clean_up_interrupted_writes(
         &outputs.iter().map(PathBuf::as_path).collect::<Vec<_>>(),

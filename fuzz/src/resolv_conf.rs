@@ -84,7 +84,10 @@ pub fn check(data: &[u8]) {
 
     // Every other nameserver is still there, active or commented out.
     for l in input.iter().filter(|l| keyword(l) == Some("nameserver")) {
-        let addr = l.split([' ', '\t']).filter(|t| !t.is_empty()).nth(1);
+        // Arguments as the transform reads them: CRs separate too.
+        let addr = l
+            .split_once([' ', '\t'])
+            .and_then(|(_, args)| args.split([' ', '\t', '\r']).find(|t| !t.is_empty()));
         let is_node = addr
             .and_then(|a| a.split('%').next()?.parse::<IpAddr>().ok())
             .is_some_and(|a| go_text(a) == node);

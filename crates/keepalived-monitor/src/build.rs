@@ -22,7 +22,7 @@ pub enum BuildError {
     #[error("no interface holds an address for the {0} VIPs")]
     NoInterface(String),
     #[error(
-        "only {0} API backend(s) known; a master needs at least 2 in unicast (split-brain protection)"
+        "only {0} API backend(s) known; every node but the bootstrap needs at least 2 in unicast (split-brain protection)"
     )]
     TooFewBackends(usize),
     #[error("cluster name {0:?} gives no virtual router IDs")]

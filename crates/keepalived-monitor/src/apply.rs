@@ -173,6 +173,27 @@ pub async fn stop(method: &Reload) -> Result<(), String> {
     }
 }
 
+/// Whether a keepalived process runs in this network namespace (whatever started it: systemd,
+/// the static pod, a test), so the VIPs on its interfaces are its own.
+pub fn keepalived_running() -> bool {
+    let Ok(own) = std::fs::read_link("/proc/self/ns/net") else {
+        return false;
+    };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let is_pid = e
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+        is_pid
+            && std::fs::read_to_string(e.path().join("comm"))
+                .is_ok_and(|c| c.trim_end() == "keepalived")
+            && std::fs::read_link(e.path().join("ns/net")).is_ok_and(|n| n == own)
+    })
+}
+
 /// Removes VIPs a crashed keepalived left on any interface (BZ 1931505), before VRRP starts.
 pub async fn remove_stale_vips(vips: &[std::net::IpAddr]) -> Result<(), String> {
     use futures_util::TryStreamExt;

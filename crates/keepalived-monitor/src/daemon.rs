@@ -113,7 +113,11 @@ async fn sleep_until(deadline: Option<Instant>) {
 pub async fn run(s: Settings) -> anyhow::Result<()> {
     selection::atomic::clean_up_interrupted_writes(&[&s.output]);
     let vips: Vec<_> = s.api_vips.iter().chain(&s.ingress_vips).copied().collect();
-    if let Err(e) = apply::remove_stale_vips(&vips).await {
+    // A VIP is stale only when no keepalived holds it: a restart of the monitor (a package
+    // upgrade's try-restart, a Restart=on-failure loop) must not strip the live MASTER's VIP.
+    if apply::keepalived_running() {
+        tracing::info!("keepalived is running here: the VIPs it holds are live, not stale");
+    } else if let Err(e) = apply::remove_stale_vips(&vips).await {
         tracing::warn!("cannot check for stale VIPs: {e}");
     }
     let mut changes = ChangeStream::subscribe(Duration::from_millis(20))?;

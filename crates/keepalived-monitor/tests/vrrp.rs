@@ -635,3 +635,77 @@ fn a_malformed_peer_list_is_bad_input_for_render_and_check() {
         assert!(out.stdout.is_empty(), "{command} printed a candidate");
     }
 }
+
+#[test]
+fn restarting_the_holders_monitor_never_drops_the_vip() {
+    if !require_root("restarting_the_holders_monitor_never_drops_the_vip") {
+        return;
+    }
+    let mut c = cluster(2, "");
+    for n in &mut c.nodes {
+        start_monitor(n);
+    }
+    for n in &mut c.nodes {
+        assert!(
+            wait_for(Duration::from_secs(10), || n
+                .conf()
+                .contains("vrrp_instance hx_API_0")),
+            "{}",
+            n.monitor_log()
+        );
+        n.keepalived = Some(Keepalived::start_file(&n.ns, &n.dir.join("ka"), &n.output()).unwrap());
+    }
+    let holder = |c: &Cluster| c.nodes.iter().position(|n| holds(&n.ns, "eth0", API_VIP));
+    assert!(wait_for(Duration::from_secs(10), || holder(&c).is_some()));
+    std::thread::sleep(Duration::from_secs(2));
+    let h = holder(&c).unwrap();
+    let other = 1 - h;
+    // The other node pings the VIP every 50 ms for the whole test.
+    let ping = c.nodes[other]
+        .ns
+        .command("ping")
+        .args(["-n", "-i", "0.05", "-W", "1", "-w", "25", API_VIP])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    for round in 0..20 {
+        let n = &mut c.nodes[h];
+        let mut m = n.monitor.take().unwrap();
+        // systemd's try-restart: SIGTERM, wait, start again.
+        Command::new("kill")
+            .arg(m.id().to_string())
+            .status()
+            .unwrap();
+        let _ = m.wait();
+        start_monitor(n);
+        assert!(
+            wait_for(Duration::from_secs(5), || n
+                .monitor_log()
+                .contains("keepalived is running here")),
+            "round {round}: {}",
+            n.monitor_log()
+        );
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(
+            holds(&n.ns, "eth0", API_VIP),
+            "round {round}: the VIP left the holder"
+        );
+    }
+    let out = ping.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let summary = text
+        .lines()
+        .find(|l| l.contains("packets transmitted"))
+        .unwrap_or_default()
+        .to_owned();
+    eprintln!("{summary}");
+    let sent: u32 = summary
+        .split_whitespace()
+        .next()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    assert!(sent > 100, "{text}");
+    assert!(summary.contains(" 0% packet loss"), "{summary}");
+    assert_eq!(holder(&c), Some(h), "the holder changed");
+}

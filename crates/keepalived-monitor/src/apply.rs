@@ -43,32 +43,50 @@ pub fn parse_mode(text: &str) -> Result<Mode, String> {
     }
 }
 
+/// Why a candidate did not pass `keepalived -t`.
+#[derive(Debug, thiserror::Error)]
+pub enum ValidateError {
+    /// keepalived rejected it: the candidate is invalid and is not retried.
+    #[error("keepalived -t rejected the candidate ({status}): {message}")]
+    Rejected { status: String, message: String },
+    /// keepalived -t could not run (missing binary, EAGAIN, killed): nothing is known about
+    /// the candidate, so it is retried.
+    #[error("cannot run keepalived -t: {0}")]
+    CannotRun(String),
+}
+
 /// `keepalived -t -f <candidate>` in the current network namespace (where the interfaces must
 /// exist). keepalived reloads a broken file with defaults, silently; so nothing reaches the
 /// live path without passing this. 0 is the only pass (2.2.7 exits 5 on most errors).
-pub fn validate(output: &Path, text: &str) -> Result<(), String> {
+pub fn validate(output: &Path, text: &str) -> Result<(), ValidateError> {
+    let cannot = |e: std::io::Error| ValidateError::CannotRun(e.to_string());
     let dir = output.parent().unwrap_or(Path::new("/"));
-    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(dir).map_err(cannot)?;
     // Named like the output's temporary files, so a killed run's candidate is removed with
     // them at the next start.
-    let mut tmp = selection::atomic::temp_file_for(output).map_err(|e| e.to_string())?;
-    tmp.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
+    let mut tmp = selection::atomic::temp_file_for(output).map_err(cannot)?;
+    tmp.write_all(text.as_bytes()).map_err(cannot)?;
     let out = Command::new("keepalived")
         .arg("-t")
         .arg("-f")
         .arg(tmp.path())
         .output()
-        .map_err(|e| format!("cannot run keepalived -t: {e}"))?;
+        .map_err(cannot)?;
     if out.status.success() {
         return Ok(());
     }
+    if out.status.code().is_none() {
+        return Err(ValidateError::CannotRun(format!(
+            "keepalived -t {}",
+            out.status
+        )));
+    }
     let msg = String::from_utf8_lossy(&out.stderr);
     let lines: Vec<&str> = msg.lines().filter(|l| !l.trim().is_empty()).collect();
-    Err(format!(
-        "keepalived -t rejected the candidate ({}): {}",
-        out.status,
-        lines.join(" | ")
-    ))
+    Err(ValidateError::Rejected {
+        status: out.status.to_string(),
+        message: lines.join(" | "),
+    })
 }
 
 /// Writes `text` when it differs from the live file; returns whether it did.

@@ -109,6 +109,10 @@ async fn sleep_until(deadline: Option<Instant>) {
     }
 }
 
+/// Back-off when `keepalived -t` cannot run at all.
+const FIRST_VALIDATE_RETRY: Duration = Duration::from_secs(1);
+const MAX_VALIDATE_RETRY: Duration = Duration::from_secs(60);
+
 /// Runs until SIGTERM.
 pub async fn run(s: Settings) -> anyhow::Result<()> {
     selection::atomic::clean_up_interrupted_writes(&[&s.output]);
@@ -148,6 +152,7 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
     let mut api_down = false;
     let mut pending = Debounce::new(s.debounce);
     let mut rejected: Option<String> = None;
+    let mut validate_retry = FIRST_VALIDATE_RETRY;
     let mut first = true;
     loop {
         match candidate(&s, &mut reader, &source, mode).await {
@@ -227,6 +232,7 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
                 switch_at = None;
                 match apply::validate(&s.output, &text) {
                     Ok(()) => {
+                        validate_retry = FIRST_VALIDATE_RETRY;
                         apply::write(&s.output, &text).map_err(anyhow::Error::msg)?;
                         live = text;
                         rejected = None;
@@ -240,9 +246,18 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
                         }
                         notify_systemd(&[sd_notify::NotifyState::Status("configuration applied")]);
                     }
+                    Err(e @ apply::ValidateError::CannotRun(_)) => {
+                        // Nothing is known about the candidate: try it again later.
+                        let now = Instant::now();
+                        tracing::warn!("{e}; retrying in {validate_retry:?}");
+                        pending.offer(text, now, Some(now + validate_retry));
+                        validate_retry = (validate_retry * 2).min(MAX_VALIDATE_RETRY);
+                    }
                     Err(e) => {
                         tracing::error!("{e}; the live configuration stays");
                         rejected = Some(text);
+                        // A rejected migration switch leaves the mode of the live file.
+                        mode = current_mode(&s, &live);
                     }
                 }
             }

@@ -69,7 +69,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             .await?
             .render();
         if let Command::Check(_) = &cli.command {
-            apply::validate(&s.output, &text).map_err(anyhow::Error::msg)?;
+            apply::validate(&s.output, &text)?;
             eprintln!("keepalived -t accepts the configuration");
         } else {
             print!("{text}");

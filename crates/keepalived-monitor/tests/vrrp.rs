@@ -709,3 +709,53 @@ fn restarting_the_holders_monitor_never_drops_the_vip() {
     assert!(summary.contains(" 0% packet loss"), "{summary}");
     assert_eq!(holder(&c), Some(h), "the holder changed");
 }
+
+#[test]
+fn keepalived_t_that_cannot_run_is_retried_not_taken_as_a_rejection() {
+    if !require_root("keepalived_t_that_cannot_run_is_retried_not_taken_as_a_rejection") {
+        return;
+    }
+    let mut c = cluster(2, "");
+    let n = &mut c.nodes[0];
+    let which = |p: &str| {
+        let out = Command::new("sh")
+            .args(["-c", &format!("command -v {p}")])
+            .output()
+            .unwrap()
+            .stdout;
+        PathBuf::from(String::from_utf8(out).unwrap().trim())
+    };
+    // keepalived is not on the monitor's PATH yet (a package still being installed).
+    let bin = n.dir.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let log = fs::File::create(n.dir.join("monitor.log")).unwrap();
+    let mut child = Command::new(which("ip"))
+        .args(["netns", "exec", n.ns.name(), BIN, "run", "--config"])
+        .arg(n.dir.join("config.toml"))
+        .env("RUST_LOG", "info")
+        .env("PATH", &bin)
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_for(Duration::from_secs(10), || n
+            .monitor_log()
+            .contains("cannot run keepalived -t")),
+        "{}",
+        n.monitor_log()
+    );
+    assert!(n.conf().is_empty(), "written without validation");
+    std::os::unix::fs::symlink(which("keepalived"), bin.join("keepalived")).unwrap();
+    let written = wait_for(Duration::from_secs(15), || {
+        n.conf().contains("vrrp_instance hx_API_0")
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(written, "not retried: {}", n.monitor_log());
+    assert!(
+        !n.monitor_log().contains("rejected the candidate"),
+        "{}",
+        n.monitor_log()
+    );
+}

@@ -596,6 +596,55 @@ fn a_transient_nodeip_configuration_failure_is_retried_and_the_boot_goes_on() {
 }
 
 #[test]
+fn the_kubelet_gate_applies_only_where_resolv_prepender_runs() {
+    if !require_root("the_kubelet_gate_applies_only_where_resolv_prepender_runs") {
+        return;
+    }
+    // A node where resolv-prepender is not enabled (a platform sharing the image). Masked, as
+    // the harness's target would start a merely disabled unit.
+    let node = NodeBoot::new();
+    run(Command::new("systemctl")
+        .arg(format!("--root={}", node.path("stage").display()))
+        .args(["mask", "resolv-prepender.service"]));
+    let r = node.boot("systemctl is-active -q kubelet.service");
+    let ctx = context(&r);
+    assert_eq!(r.prop("kubelet.service", "ActiveState"), "active", "{ctx}");
+    assert_eq!(
+        r.prop("resolv-prepender.service", "ActiveState"),
+        "inactive",
+        "{ctx}"
+    );
+    assert!(r.file("done-flag").is_empty(), "{ctx}");
+    assert!(
+        r.journal
+            .contains("not gating kubelet: resolv-prepender.service is not enabled"),
+        "{ctx}"
+    );
+    drop(node);
+
+    // Enabled but not configured (no base domain): its own start fails, kubelet still starts.
+    let node = NodeBoot::new();
+    fs::copy(
+        node.path("dist/etc/resolv-prepender/config.toml"),
+        node.path("etc/resolv-prepender/config.toml"),
+    )
+    .unwrap();
+    let r = node.boot("systemctl is-active -q kubelet.service");
+    let ctx = context(&r);
+    assert_eq!(r.prop("kubelet.service", "ActiveState"), "active", "{ctx}");
+    assert_eq!(
+        r.prop("resolv-prepender.service", "Result"),
+        "exit-code",
+        "{ctx}"
+    );
+    assert!(
+        r.journal
+            .contains("not gating kubelet: it is not configured (no base domain"),
+        "{ctx}"
+    );
+}
+
+#[test]
 fn a_failed_ovs_configuration_keeps_the_uplink() {
     if !require_root("a_failed_ovs_configuration_keeps_the_uplink") {
         return;

@@ -24,6 +24,8 @@ pub enum Command {
     Once(SettingsArgs),
     /// kubelet's ExecCondition: exit 0 when the done flag exists, else say so and exit 255,
     /// which systemd counts as a failure rather than a skip, so kubelet's restart retries it.
+    /// Exit 0 too where the daemon will never set the flag (its unit not enabled, or no usable
+    /// configuration).
     CheckDone {
         #[arg(
             long,
@@ -31,6 +33,9 @@ pub enum Command {
             default_value = "/run/resolv-prepender-kni-conf-done"
         )]
         done_flag: PathBuf,
+        /// The daemon's configuration [default: /etc/resolv-prepender/config.toml if present].
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
     },
     /// Print the transformed file for an upstream resolv.conf (the pure function).
     Render {
@@ -47,7 +52,7 @@ pub enum Command {
 }
 
 /// Every path the daemon touches, and the base domain; flags win over the config file.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct SettingsArgs {
     /// TOML with the same keys (kebab-case) [default: /etc/resolv-prepender/config.toml if present].
     #[arg(long, value_name = "PATH")]

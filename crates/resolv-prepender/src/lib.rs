@@ -21,6 +21,28 @@ use crate::cli::{Cli, Command};
 use crate::pass::Outcome;
 use crate::settings::{DEFAULT_CONFIG, UsageError, resolve};
 
+/// Why kubelet must not wait for the done flag on this node: the service is not enabled, or
+/// it has no usable configuration (its own start fails on that). `None`: gate.
+fn not_gating(config: Option<std::path::PathBuf>) -> Option<String> {
+    let enabled = std::process::Command::new("systemctl")
+        .args(["is-enabled", "--quiet", UNIT])
+        .status();
+    // Without systemctl there is nothing to ask: keep the gate (fail closed).
+    if enabled.is_ok_and(|s| !s.success()) {
+        return Some(format!("{UNIT} is not enabled"));
+    }
+    let args = cli::SettingsArgs {
+        config,
+        ..cli::SettingsArgs::default()
+    };
+    resolve(&args, Path::new(DEFAULT_CONFIG))
+        .err()
+        .map(|e| format!("it is not configured ({e})"))
+}
+
+/// The daemon's unit, whose enablement decides whether kubelet waits for it.
+const UNIT: &str = "resolv-prepender.service";
+
 /// Runs one command; [`UsageError`] means exit code 2.
 pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let runtime = selection::service::runtime()?;
@@ -50,8 +72,14 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 }
             }
         }
-        Command::CheckDone { done_flag } => {
+        Command::CheckDone { done_flag, config } => {
             if done_flag.exists() {
+                return Ok(ExitCode::SUCCESS);
+            }
+            // The drop-in ships with the package on every node; where resolv-prepender will
+            // never set the flag, gating kubelet on it would keep kubelet down forever.
+            if let Some(why) = not_gating(config.clone()) {
+                eprintln!("resolv-prepender: not gating kubelet: {why}");
                 return Ok(ExitCode::SUCCESS);
             }
             // Upstream's drop-in prints this same line.

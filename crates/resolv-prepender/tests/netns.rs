@@ -567,20 +567,56 @@ fn render_prints_the_pure_transformation() {
 fn check_done_is_kubelets_exec_condition_with_exit_255() {
     let dir = tempfile::tempdir().unwrap();
     let flag = dir.path().join("done");
-    let run = || {
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "base-domain = \"c.test\"\n").unwrap();
+    // systemd's answer to `systemctl is-enabled` (no systemd runs here; the nspawn boot tests
+    // ask the real one).
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let enabled = |yes: bool| {
+        let script = bin.join("systemctl");
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\nexit {}\n", if yes { 0 } else { 1 }),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    let run = |config: &std::path::Path| {
         std::process::Command::new(BIN)
             .args(["check-done", "--done-flag"])
             .arg(&flag)
+            .arg("--config")
+            .arg(config)
+            .env("PATH", &bin)
             .output()
             .unwrap()
     };
-    let o = run();
+    enabled(true);
+    let o = run(&config);
     assert_eq!(
         o.status.code(),
         Some(255),
         "a failure for systemd, not a skip"
     );
     assert!(String::from_utf8_lossy(&o.stderr).starts_with("NM resolv-prepender failed"));
+    // Where the flag will never come, kubelet is not held back.
+    let o = run(Path::new("/dev/null"));
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("not gating kubelet: it is not configured"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    enabled(false);
+    let o = run(&config);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("not gating kubelet: resolv-prepender.service is not enabled")
+    );
+    enabled(true);
     std::fs::write(&flag, "").unwrap();
-    assert_eq!(run().status.code(), Some(0));
+    assert_eq!(run(&config).status.code(), Some(0));
 }

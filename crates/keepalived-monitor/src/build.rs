@@ -116,11 +116,16 @@ fn auth(cluster: &str, kind: &str, vip: IpAddr) -> Option<String> {
 /// rejects the file (exit 5), so it would never pass our gate. The placeholder (which upstream
 /// itself uses for two-node topologies) keeps the instance unicast, alone, and the file's
 /// `unicast_peer` block, which is how the running mode is read back.
-fn placeholder(peers: Vec<String>, src: IpAddr) -> Vec<String> {
+fn or_placeholder(peers: Vec<String>, src: IpAddr) -> Vec<String> {
     if !peers.is_empty() {
         return peers;
     }
-    vec![if src.is_ipv6() { "::" } else { "0.0.0.0" }.to_owned()]
+    vec![placeholder(src)]
+}
+
+/// Upstream's placeholder backend address for `ip`'s family.
+fn placeholder(ip: IpAddr) -> String {
+    if ip.is_ipv6() { "::" } else { "0.0.0.0" }.to_owned()
 }
 
 /// How many API backends upstream lists for the VIPs `vips` (their family): with a known
@@ -212,7 +217,7 @@ pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
         // whose address cannot be resolved yet counts for the guard but is never rendered.
         let mut backends: Vec<String> = masters.iter().copied().filter_map(address_of).collect();
         if lone_master_placeholder {
-            backends.push(placeholder(Vec::new(), vips[0]).remove(0));
+            backends.push(placeholder(vips[0]));
         }
         backends.sort();
         let ingress_peers: Vec<String> = inp.peers.nodes.iter().filter_map(address_of).collect();
@@ -223,7 +228,7 @@ pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
                 .collect::<Vec<_>>()
         };
         let unicast_of =
-            |peers: Vec<String>| unicast.then(|| (own.clone(), placeholder(peers, src)));
+            |peers: Vec<String>| unicast.then(|| (own.clone(), or_placeholder(peers, src)));
         let netmask = |ip: IpAddr| if ip.is_ipv6() { 128 } else { 32 };
         let wants_api = matches!(s.role, Role::Master | Role::Arbiter | Role::Bootstrap);
         if let Some(vip) = api.filter(|_| wants_api) {

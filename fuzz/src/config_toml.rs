@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use clap::Parser;
+use selection::app::UsageError;
 
 /// One scratch directory per process; the config file in it is rewritten for each input.
 fn scratch() -> &'static tempfile::TempDir {
@@ -25,71 +26,64 @@ pub fn check(data: &[u8]) {
     let cfg = config.to_str().unwrap();
     let none = absent.as_path();
 
+    let hint = absent.to_str().unwrap();
     let errors = [
-        nodeip(cfg, &absent),
-        resolv(cfg, none),
-        keepalived(cfg, none),
-        ovs(cfg, none),
+        resolved::<nodeip_selector::cli::Cli, _, _>(
+            &[
+                "nodeip-selector",
+                "show",
+                "--config",
+                cfg,
+                "--hint-file",
+                hint,
+            ],
+            |c| c.command.select_args(),
+            nodeip_selector::settings::resolve,
+            none,
+        ),
+        resolved::<resolv_prepender::cli::Cli, _, _>(
+            &["resolv-prepender", "once", "--config", cfg],
+            |c| match &c.command {
+                resolv_prepender::cli::Command::Once(a) => a,
+                _ => unreachable!("parsed as once"),
+            },
+            resolv_prepender::settings::resolve,
+            none,
+        ),
+        resolved::<keepalived_monitor::cli::Cli, _, _>(
+            &["keepalived-monitor", "render", "--config", cfg],
+            |c| match &c.command {
+                keepalived_monitor::cli::Command::Render(a) => a,
+                _ => unreachable!("parsed as render"),
+            },
+            keepalived_monitor::settings::resolve,
+            none,
+        ),
+        resolved::<ovs_bridge_configurator::cli::Cli, _, _>(
+            &["ovs-bridge-configurator", "status", "--config", cfg],
+            |c| c.command.settings(),
+            ovs_bridge_configurator::settings::resolve,
+            none,
+        ),
     ];
-    for (daemon, e) in errors.into_iter().flat_map(|r| r.err()) {
+    for e in errors.into_iter().flat_map(Result::err) {
         assert!(
             e.contains(cfg),
-            "{daemon}: the error does not name the config file: {e}"
+            "the error does not name the config file: {e}"
         );
     }
 }
 
-type Outcome = Result<(), (&'static str, String)>;
-
-fn nodeip(cfg: &str, absent: &Path) -> Outcome {
-    use nodeip_selector::{cli::Cli, settings::resolve};
-    let hint = absent.to_str().unwrap();
-    let cli = Cli::try_parse_from([
-        "nodeip-selector",
-        "show",
-        "--config",
-        cfg,
-        "--hint-file",
-        hint,
-    ])
-    .expect("valid flags");
-    resolve(cli.command.select_args(), absent)
+/// Parses `argv` as daemon `C`'s command line and resolves its settings as the daemon does;
+/// the error is prefixed with the daemon's name.
+fn resolved<C: Parser, A, S>(
+    argv: &[&str],
+    args: fn(&C) -> &A,
+    resolve: fn(&A, &Path) -> Result<S, UsageError>,
+    default_config: &Path,
+) -> Result<(), String> {
+    let cli = C::try_parse_from(argv).expect("valid flags");
+    resolve(args(&cli), default_config)
         .map(drop)
-        .map_err(|e| ("nodeip-selector", e.to_string()))
-}
-
-fn resolv(cfg: &str, absent: &Path) -> Outcome {
-    use resolv_prepender::cli::{Cli, Command};
-    let cli =
-        Cli::try_parse_from(["resolv-prepender", "once", "--config", cfg]).expect("valid flags");
-    let Command::Once(args) = &cli.command else {
-        unreachable!("parsed as once")
-    };
-    resolv_prepender::settings::resolve(args, absent)
-        .map(drop)
-        .map_err(|e| ("resolv-prepender", e.to_string()))
-}
-
-fn keepalived(cfg: &str, absent: &Path) -> Outcome {
-    use keepalived_monitor::cli::{Cli, Command};
-    let cli = Cli::try_parse_from(["keepalived-monitor", "render", "--config", cfg])
-        .expect("valid flags");
-    let Command::Render(args) = &cli.command else {
-        unreachable!("parsed as render")
-    };
-    keepalived_monitor::settings::resolve(args, absent)
-        .map(drop)
-        .map_err(|e| ("keepalived-monitor", e.to_string()))
-}
-
-fn ovs(cfg: &str, absent: &Path) -> Outcome {
-    use ovs_bridge_configurator::cli::{Cli, Command};
-    let cli = Cli::try_parse_from(["ovs-bridge-configurator", "status", "--config", cfg])
-        .expect("valid flags");
-    let Command::Status(args) = &cli.command else {
-        unreachable!("parsed as status")
-    };
-    ovs_bridge_configurator::settings::resolve(args, absent)
-        .map(drop)
-        .map_err(|e| ("ovs-bridge-configurator", e.to_string()))
+        .map_err(|e| format!("{}: {e}", argv[0]))
 }

@@ -1,6 +1,7 @@
 //! Peer source `kubernetes` against a local HTTPS API server serving Node lists and watch events.
 
 use std::fs;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -9,6 +10,38 @@ use integration::process::wait_for;
 use integration::{Netns, require_root, scratch_dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_keepalived-monitor");
+
+/// A node's settings in `dir` (run dir with `own` as its IPv4 node IP, output
+/// `dir/keepalived.conf`): `role`, Nodes through `kubeconfig`, and `reload` (TOML lines, where
+/// `{dir}` stands for `dir`). Returns the config file and the output.
+fn node_config(
+    dir: &Path,
+    own: &str,
+    role: &str,
+    kubeconfig: &Path,
+    reload: &str,
+) -> (PathBuf, PathBuf) {
+    let run = dir.join("run");
+    fs::create_dir_all(&run).unwrap();
+    fs::write(run.join("ipv4"), own).unwrap();
+    let out = dir.join("keepalived.conf");
+    let cfg = dir.join("config.toml");
+    let d = dir.display().to_string();
+    fs::write(
+        &cfg,
+        format!(
+            "cluster-name = \"hx\"\nrole = \"{role}\"\napi-vips = [\"192.0.2.200\"]\ningress-vips = [\"192.0.2.201\"]\n\
+             peer-source = \"kubernetes\"\nkubeconfig = \"{}\"\noutput = \"{}\"\nrun-dir = \"{}\"\nkeepalived-dir = \"{d}\"\n\
+             {}\ndebounce-ms = 200\n",
+            kubeconfig.display(),
+            out.display(),
+            run.display(),
+            reload.replace("{dir}", &d),
+        ),
+    )
+    .unwrap();
+    (cfg, out)
+}
 
 #[test]
 fn peers_come_from_the_node_watch_and_follow_its_events() {
@@ -31,25 +64,13 @@ fn peers_come_from_the_node_watch_and_follow_its_events() {
         .run_in(move || FakeApiServer::start(&d, nodes))
         .unwrap()
         .unwrap();
-    let run = dir.path().join("run");
-    fs::create_dir_all(&run).unwrap();
-    fs::write(run.join("ipv4"), "192.0.2.11").unwrap();
-    let out = dir.path().join("keepalived.conf");
-    let cfg = dir.path().join("config.toml");
-    fs::write(
-        &cfg,
-        format!(
-            "cluster-name = \"hx\"\nrole = \"master\"\napi-vips = [\"192.0.2.200\"]\ningress-vips = [\"192.0.2.201\"]\n\
-             peer-source = \"kubernetes\"\nkubeconfig = \"{}\"\noutput = \"{}\"\nrun-dir = \"{}\"\nkeepalived-dir = \"{}\"\n\
-             reload = \"pidfile\"\npid-file = \"{}/none.pid\"\ndebounce-ms = 200\n",
-            server.kubeconfig().display(),
-            out.display(),
-            run.display(),
-            dir.path().display(),
-            dir.path().display()
-        ),
-    )
-    .unwrap();
+    let (cfg, out) = node_config(
+        dir.path(),
+        "192.0.2.11",
+        "master",
+        &server.kubeconfig(),
+        "reload = \"pidfile\"\npid-file = \"{dir}/none.pid\"",
+    );
 
     let o = ns
         .command(BIN)
@@ -134,25 +155,13 @@ fn the_bootstrap_renders_at_once_before_its_api_answers() {
         .run_in(move || FakeApiServer::start(&d, vec![]))
         .unwrap()
         .unwrap();
-    let run = dir.path().join("run");
-    fs::create_dir_all(&run).unwrap();
-    fs::write(run.join("ipv4"), "192.0.2.10").unwrap();
-    let out = dir.path().join("keepalived.conf");
-    let cfg = dir.path().join("config.toml");
-    fs::write(
-        &cfg,
-        format!(
-            "cluster-name = \"hx\"\nrole = \"bootstrap\"\napi-vips = [\"192.0.2.200\"]\ningress-vips = [\"192.0.2.201\"]\n\
-             peer-source = \"kubernetes\"\nkubeconfig = \"{}\"\noutput = \"{}\"\nrun-dir = \"{}\"\nkeepalived-dir = \"{}\"\n\
-             reload = \"socket\"\ncontrol-socket = \"{}/none.sock\"\ndebounce-ms = 200\n",
-            server.kubeconfig().display(),
-            out.display(),
-            run.display(),
-            dir.path().display(),
-            dir.path().display()
-        ),
-    )
-    .unwrap();
+    let (cfg, out) = node_config(
+        dir.path(),
+        "192.0.2.10",
+        "bootstrap",
+        &server.kubeconfig(),
+        "reload = \"socket\"\ncontrol-socket = \"{dir}/none.sock\"",
+    );
     let started = std::time::Instant::now();
     let o = ns
         .command(BIN)

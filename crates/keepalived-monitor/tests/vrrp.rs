@@ -122,12 +122,8 @@ fn start_monitor(n: &mut NodeUnderTest) {
     n.monitor = Some(child);
 }
 
-#[test]
-fn three_nodes_hold_the_vip_once_fail_over_follow_moves_and_peer_changes() {
-    if !require_root("three_nodes_hold_the_vip_once") {
-        return;
-    }
-    let mut c = cluster(3, "");
+/// Every node's monitor, then (once it rendered) its keepalived.
+fn start_all(c: &mut Cluster) {
     for n in &mut c.nodes {
         start_monitor(n);
     }
@@ -141,6 +137,15 @@ fn three_nodes_hold_the_vip_once_fail_over_follow_moves_and_peer_changes() {
         );
         n.keepalived = Some(Keepalived::start_file(&n.ns, &n.dir.join("ka"), &n.output()).unwrap());
     }
+}
+
+#[test]
+fn three_nodes_hold_the_vip_once_fail_over_follow_moves_and_peer_changes() {
+    if !require_root("three_nodes_hold_the_vip_once") {
+        return;
+    }
+    let mut c = cluster(3, "");
+    start_all(&mut c);
     let holders = |c: &Cluster| {
         c.nodes
             .iter()
@@ -642,19 +647,7 @@ fn restarting_the_holders_monitor_never_drops_the_vip() {
         return;
     }
     let mut c = cluster(2, "");
-    for n in &mut c.nodes {
-        start_monitor(n);
-    }
-    for n in &mut c.nodes {
-        assert!(
-            wait_for(Duration::from_secs(10), || n
-                .conf()
-                .contains("vrrp_instance hx_API_0")),
-            "{}",
-            n.monitor_log()
-        );
-        n.keepalived = Some(Keepalived::start_file(&n.ns, &n.dir.join("ka"), &n.output()).unwrap());
-    }
+    start_all(&mut c);
     let holder = |c: &Cluster| c.nodes.iter().position(|n| holds(&n.ns, "eth0", API_VIP));
     assert!(wait_for(Duration::from_secs(10), || holder(&c).is_some()));
     std::thread::sleep(Duration::from_secs(2));

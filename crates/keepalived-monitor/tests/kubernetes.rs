@@ -68,7 +68,7 @@ fn peers_come_from_the_node_watch_and_follow_its_events() {
         dir.path(),
         "192.0.2.11",
         "master",
-        &server.kubeconfig(),
+        server.kubeconfig(),
         "reload = \"pidfile\"\npid-file = \"{dir}/none.pid\"",
     );
 
@@ -159,7 +159,7 @@ fn the_bootstrap_renders_at_once_before_its_api_answers() {
         dir.path(),
         "192.0.2.10",
         "bootstrap",
-        &server.kubeconfig(),
+        server.kubeconfig(),
         "reload = \"socket\"\ncontrol-socket = \"{dir}/none.sock\"",
     );
     let started = std::time::Instant::now();

@@ -2,7 +2,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use integration::apiserver::{Event, FakeApiServer, node};
@@ -43,15 +43,44 @@ fn node_config(
     (cfg, out)
 }
 
+/// A node's namespace with `eth0` holding `cidr`.
+fn node_ns(prefix: &str, cidr: &str) -> Netns {
+    let ns = Netns::new(prefix).unwrap();
+    ns.nic("eth0").unwrap();
+    ns.addr("eth0", cidr, &[]).unwrap();
+    ns
+}
+
+/// `keepalived-monitor render` in `ns`: it must succeed; its output.
+fn render(ns: &Netns, cfg: &Path) -> String {
+    let o = ns
+        .command(BIN)
+        .args(["render", "--config"])
+        .arg(cfg)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The daemon (`keepalived-monitor run`) in `ns`, logging to `log`.
+fn run(ns: &Netns, cfg: &Path, log: &Path) -> Child {
+    ns.command(BIN)
+        .args(["run", "--config"])
+        .arg(cfg)
+        .stderr(fs::File::create(log).unwrap())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 #[test]
 fn peers_come_from_the_node_watch_and_follow_its_events() {
     if !require_root("peers_come_from_the_node_watch") {
         return;
     }
     let dir = scratch_dir("kam-kube").unwrap();
-    let ns = Netns::new("kamk").unwrap();
-    ns.nic("eth0").unwrap();
-    ns.addr("eth0", "192.0.2.11/24", &[]).unwrap();
+    let ns = node_ns("kamk", "192.0.2.11/24");
     let nodes = vec![
         node("master-0", true, &["192.0.2.11"], &[]),
         node("master-1", true, &["192.0.2.12"], &[]),
@@ -72,29 +101,14 @@ fn peers_come_from_the_node_watch_and_follow_its_events() {
         "reload = \"pidfile\"\npid-file = \"{dir}/none.pid\"",
     );
 
-    let o = ns
-        .command(BIN)
-        .args(["render", "--config"])
-        .arg(&cfg)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = render(&ns, &cfg);
     assert!(text.contains("unicast_src_ip 192.0.2.11\n    unicast_peer {\n        192.0.2.12\n        192.0.2.13\n    }"), "{text}");
     assert!(
         text.contains("        192.0.2.12\n        192.0.2.13\n        192.0.2.14\n    }"),
         "ingress peers are all nodes: {text}"
     );
 
-    let log = fs::File::create(dir.path().join("monitor.log")).unwrap();
-    let mut daemon = ns
-        .command(BIN)
-        .args(["run", "--config"])
-        .arg(&cfg)
-        .stderr(log)
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut daemon = run(&ns, &cfg, &dir.path().join("monitor.log"));
     let conf = || fs::read_to_string(&out).unwrap_or_default();
     let monitor_log = || fs::read_to_string(dir.path().join("monitor.log")).unwrap_or_default();
     assert!(
@@ -145,9 +159,7 @@ fn the_bootstrap_renders_at_once_before_its_api_answers() {
         return;
     }
     let dir = scratch_dir("kam-boot").unwrap();
-    let ns = Netns::new("kamb").unwrap();
-    ns.nic("eth0").unwrap();
-    ns.addr("eth0", "192.0.2.10/24", &[]).unwrap();
+    let ns = node_ns("kamb", "192.0.2.10/24");
     // The API server runs elsewhere: from the node's namespace nothing answers on 127.0.0.1.
     let elsewhere = Netns::new("kamb-api").unwrap();
     let d = dir.path().to_owned();
@@ -163,14 +175,7 @@ fn the_bootstrap_renders_at_once_before_its_api_answers() {
         "reload = \"socket\"\ncontrol-socket = \"{dir}/none.sock\"",
     );
     let started = std::time::Instant::now();
-    let o = ns
-        .command(BIN)
-        .args(["render", "--config"])
-        .arg(&cfg)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = render(&ns, &cfg);
     assert!(
         started.elapsed() < Duration::from_secs(10),
         "render waited for the API: {:?}",
@@ -185,15 +190,7 @@ fn the_bootstrap_renders_at_once_before_its_api_answers() {
     );
     assert!(!text.contains("INGRESS"), "{text}");
 
-    let log = fs::File::create(dir.path().join("monitor.log")).unwrap();
-    let mut daemon = ns
-        .command(BIN)
-        .args(["run", "--config"])
-        .arg(&cfg)
-        .stderr(log)
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut daemon = run(&ns, &cfg, &dir.path().join("monitor.log"));
     let written = wait_for(Duration::from_secs(10), || {
         fs::read_to_string(&out).is_ok_and(|t| t.contains("vrrp_instance hx_API_0 {"))
     });

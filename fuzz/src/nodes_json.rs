@@ -116,7 +116,9 @@ pub fn render(data: &[u8]) -> Option<(String, Peers)> {
         debounce: std::time::Duration::from_secs(3),
         api_port: 6443,
         run_dir: "/run/nodeip-configuration".into(),
-        scripts: default_scripts(),
+        keepalived_run_dir: "/run/keepalived".into(),
+        user_managed_lb: false,
+        scripts: default_scripts(std::path::Path::new("/etc/keepalived")),
     };
     let snap = snapshot()
         .link(2, "ens3")

@@ -19,8 +19,9 @@ use integration::{Netns, nm_ovs_build, require_root, scratch_dir};
 mod common;
 use common::{run, workspace_binaries};
 
-const SERVICES: [&str; 4] = [
+const SERVICES: [&str; 5] = [
     "nodeip-configuration.service",
+    "nmstate-configuration.service",
     "ovs-configuration.service",
     "resolv-prepender.service",
     "keepalived-monitor.service",
@@ -40,6 +41,7 @@ const INGRESS_VIP: &str = "198.51.100.4";
 /// Units reported in every boot.
 const REPORT: &str = "systemd-tmpfiles-setup.service NetworkManager.service \
     NetworkManager-wait-online.service openvswitch.service nodeip-configuration.service \
+    nmstate-configuration.service network-online.target \
     ovs-configuration.service kubelet-dependencies.target kubelet.service \
     resolv-prepender.service keepalived-monitor.service keepalived.service";
 
@@ -102,6 +104,8 @@ test -e /run/resolv-prepender-kni-conf-done && echo yes > /harness-out/done-flag
 ip -br addr > /harness-out/addr
 ip route > /harness-out/route
 ping -c1 -W2 198.51.100.1 > /harness-out/ping 2>&1 && echo ok >> /harness-out/ping
+stat -c '%a %U %n' /etc/keepalived/chk_*.sh > /harness-out/check-scripts 2>&1
+systemctl status --no-pager keepalived.service > /harness-out/keepalived-status 2>&1
 "#;
 
 /// One node: upstream network, namespace with uplink `ens3`, OVS, and the staged install.
@@ -166,6 +170,7 @@ impl NodeBoot {
             .args(DEBIAN_OVS_UNITS));
         let etc = self.path("etc");
         copy_dir(&dist.join("etc"), &etc);
+        fs::create_dir_all(self.path("keepalived")).unwrap();
         template(
             &etc.join("nodeip-selector/config.toml"),
             &format!("ips = [\"{API_VIP}\", \"{INGRESS_VIP}\"]\nplatform = \"BareMetal\"\n"),
@@ -228,6 +233,15 @@ impl NodeBoot {
     /// Boots harness.target (kubelet and multi-user.target), waits in the collector until
     /// `ready` (a shell condition) holds or 90 s passed, then collects.
     fn boot(&self, ready: &str) -> BootResult {
+        self.boot_with(
+            &format!("i=0; until {{ {ready}; }} || [ $i -ge 180 ]; do sleep 0.5; i=$((i+1)); done"),
+            Duration::from_secs(120),
+        )
+    }
+
+    /// Boots harness.target, runs `script` in the collector (within `timeout` for the whole
+    /// boot), then collects.
+    fn boot_with(&self, script: &str, timeout: Duration) -> BootResult {
         let p = |rel: &str| self.path(rel).display().to_string();
         let nm_prefix = nm_ovs_build::CACHE_ROOT;
         let mut binds_ro = vec![
@@ -263,6 +277,8 @@ impl NodeBoot {
                     "/etc/NetworkManager/system-connections".into(),
                 ),
                 (p("openvswitch"), "/run/openvswitch".into()),
+                // Persistent, as on a node: a previous boot's keepalived.conf stays.
+                (p("keepalived"), "/etc/keepalived".into()),
             ]
             .into_iter()
             // ovs-bridge-configurator records what it applied there.
@@ -273,12 +289,10 @@ impl NodeBoot {
             )
             .collect(),
             netns: Some(&self.ns),
-            timeout: Some(Duration::from_secs(120)),
+            timeout: Some(timeout),
             wants: vec!["kubelet.service".into(), "multi-user.target".into()],
             report: REPORT.split_whitespace().map(str::to_owned).collect(),
-            before_collect: format!(
-                "i=0; until {{ {ready}; }} || [ $i -ge 180 ]; do sleep 0.5; i=$((i+1)); done\n{COLLECT}"
-            ),
+            before_collect: format!("{script}\n{COLLECT}"),
             system_dir: Some(&system),
             usr_overlay: Some(&self.path("dist/usr")),
             ..Boot::default()
@@ -360,6 +374,12 @@ fn units_boot_a_node_in_order() {
         return;
     }
     let node = NodeBoot::new();
+    // The API VIP a crashed keepalived left behind (on another interface, so its removal is
+    // told apart from keepalived's own moves): removed right before keepalived starts.
+    node.ns.nic("stale0").unwrap();
+    node.ns
+        .addr("stale0", &format!("{API_VIP}/32"), &[])
+        .unwrap();
     let r = node.boot(
         "systemctl is-active -q kubelet.service && systemctl is-active -q keepalived.service \
          && ip -br addr show br-ex | grep -q ' 198.51.100.5/'",
@@ -433,6 +453,16 @@ fn units_boot_a_node_in_order() {
             started("keepalived.service"),
             "keepalived started by the monitor's first render",
         ),
+        (
+            nodeip_done,
+            started("keepalived.service"),
+            "keepalived after nodeip-configuration",
+        ),
+        (
+            ovs_done,
+            started("keepalived.service"),
+            "keepalived after ovs-configuration (br-ex built)",
+        ),
     ] {
         assert!(before(&r, a, b), "{what}: {a:?} <= {b:?}\n{ctx}");
     }
@@ -468,6 +498,31 @@ fn units_boot_a_node_in_order() {
             .any(|l| l.starts_with("br-ex ") && l.contains(&format!(" {API_VIP}/"))),
         "VIP held\n{ctx}"
     );
+    // keepalived.service's ExecStartPre removed the stale VIP.
+    assert!(
+        r.file("addr")
+            .lines()
+            .any(|l| l.starts_with("stale0") && !l.contains(API_VIP)),
+        "stale VIP removed\n{ctx}"
+    );
+    assert!(
+        r.journal
+            .contains(&format!("removing stale VIP {API_VIP} from interface")),
+        "{ctx}"
+    );
+    // The check scripts keepalived.conf calls, executable and root's.
+    let scripts = r.file("check-scripts");
+    for name in [
+        "chk_ocp_script.sh",
+        "chk_ocp_script_both.sh",
+        "chk_mcs_script.sh",
+        "chk_default_ingress.sh",
+    ] {
+        assert!(
+            scripts.contains(&format!("755 root /etc/keepalived/{name}")),
+            "{name}: {scripts}"
+        );
+    }
 }
 
 /// CLOCK_MONOTONIC in microseconds: the clock of systemd's `*TimestampMonotonic` properties.
@@ -705,4 +760,202 @@ fn an_nmstate_file_builds_br_ex_under_the_hardened_unit() {
         "recorded as applied\n{ctx}"
     );
     assert_eq!(r.prop("kubelet.service", "ActiveState"), "active", "{ctx}");
+    // Upstream's place in the boot: nmstate-configuration.service builds br-ex after the node IP
+    // is chosen and before network-online.target; ovs-configuration then has nothing to do.
+    let nmstate_done = (
+        "nmstate-configuration.service",
+        "InactiveEnterTimestampMonotonic",
+    );
+    assert_eq!(r.prop(nmstate_done.0, "Result"), "success", "{ctx}");
+    for (a, b, what) in [
+        (
+            (
+                "nodeip-configuration.service",
+                "InactiveEnterTimestampMonotonic",
+            ),
+            (nmstate_done.0, "InactiveExitTimestampMonotonic"),
+            "after nodeip-configuration",
+        ),
+        (
+            nmstate_done,
+            ("network-online.target", "ActiveEnterTimestampMonotonic"),
+            "before network-online.target",
+        ),
+        (
+            nmstate_done,
+            (
+                "ovs-configuration.service",
+                "InactiveExitTimestampMonotonic",
+            ),
+            "before ovs-configuration",
+        ),
+    ] {
+        assert!(before(&r, a, b), "{what}: {a:?} <= {b:?}\n{ctx}");
+    }
+    assert!(
+        r.journal.lines().any(
+            |l| l.contains("nmstate-configuration[") && l.contains("applying the NMState file")
+        ),
+        "{ctx}"
+    );
+    assert!(
+        r.journal
+            .lines()
+            .any(|l| l.contains("ovs-configuration[") && l.contains("Skipping: NMState owns br-ex")),
+        "{ctx}"
+    );
+}
+
+/// A keepalived.conf from the previous boot that would hold the API VIP on the uplink.
+fn previous_boots_keepalived_conf(node: &NodeBoot) {
+    fs::write(
+        node.path("keepalived/keepalived.conf"),
+        format!(
+            "vrrp_instance boot_API_0 {{\n    state BACKUP\n    interface ens3\n    \
+             virtual_router_id 13\n    priority 100\n    advert_int 1\n    \
+             virtual_ipaddress {{\n        {API_VIP}/32\n    }}\n}}\n"
+        ),
+    )
+    .unwrap();
+}
+
+/// keepalived.service enabled as its package's preset would (multi-user.target wants it).
+fn enable_keepalived_package_unit(node: &NodeBoot) {
+    let wants = node.path("stage/etc/systemd/system/multi-user.target.wants");
+    fs::create_dir_all(&wants).unwrap();
+    std::os::unix::fs::symlink(
+        "/usr/lib/systemd/system/keepalived.service",
+        wants.join("keepalived.service"),
+    )
+    .unwrap();
+}
+
+fn holds_vip(r: &BootResult) -> bool {
+    r.file("addr").contains(&format!(" {API_VIP}/"))
+}
+
+#[test]
+fn keepalived_never_starts_on_a_remote_worker_or_with_a_user_managed_lb() {
+    if !require_root("keepalived_never_starts_on_a_remote_worker_or_with_a_user_managed_lb") {
+        return;
+    }
+    // A remote worker: no VIP is in its network. The previous boot's file is there and the
+    // package enabled keepalived.service; keepalived-monitor's Wants= still asks for it.
+    let node = NodeBoot::new();
+    previous_boots_keepalived_conf(&node);
+    enable_keepalived_package_unit(&node);
+    // Even with this boot's `rendered` marker forged (the monitor does not run here), the
+    // remote-worker condition alone keeps keepalived from starting.
+    let system = node.path("stage/etc/systemd/system");
+    fs::write(
+        system.join("test-forged-marker.service"),
+        "[Unit]\nDescription=test: a rendered marker keepalived-monitor did not write\n\
+         Before=keepalived.service\n[Service]\nType=oneshot\nRemainAfterExit=yes\n\
+         ExecStart=/bin/sh -c 'mkdir -p /run/keepalived && touch /run/keepalived/rendered'\n",
+    )
+    .unwrap();
+    let wants = system.join("multi-user.target.wants");
+    std::os::unix::fs::symlink(
+        "../test-forged-marker.service",
+        wants.join("test-forged-marker.service"),
+    )
+    .unwrap();
+    fs::copy(
+        node.path("dist/etc/nodeip-selector/config.toml"),
+        node.path("etc/nodeip-selector/config.toml"),
+    )
+    .unwrap();
+    template(
+        &node.path("etc/nodeip-selector/config.toml"),
+        "ips = [\"203.0.113.5\", \"203.0.113.4\"]\nplatform = \"BareMetal\"\n",
+    );
+    let r = node.boot("systemctl is-active -q kubelet.service && sleep 5");
+    let ctx = context(&r);
+    assert_eq!(r.prop("kubelet.service", "ActiveState"), "active", "{ctx}");
+    for unit in ["keepalived-monitor.service", "keepalived.service"] {
+        assert_eq!(r.prop(unit, "ActiveState"), "inactive", "{unit}\n{ctx}");
+    }
+    let status = r.file("keepalived-status");
+    assert!(
+        status.contains("ConditionPathExists=!/run/nodeip-configuration/remote-worker was not met"),
+        "{status}\n{ctx}"
+    );
+    assert!(!holds_vip(&r), "{ctx}");
+    drop(node);
+
+    // A cluster with a user-managed load balancer (upstream disables the keepalived pod).
+    let node = NodeBoot::new();
+    previous_boots_keepalived_conf(&node);
+    enable_keepalived_package_unit(&node);
+    // A top-level key: before the `[scripts.*]` tables the file ends with.
+    let cfg = node.path("etc/keepalived-monitor/config.toml");
+    let text = fs::read_to_string(&cfg).unwrap();
+    fs::write(
+        &cfg,
+        text.replacen("\n[scripts.", "\nuser-managed-lb = true\n[scripts.", 1),
+    )
+    .unwrap();
+    let r = node.boot("systemctl is-active -q kubelet.service && sleep 5");
+    let ctx = context(&r);
+    let monitor = "keepalived-monitor.service";
+    assert_eq!(r.prop(monitor, "Result"), "success", "{ctx}");
+    assert_eq!(r.prop(monitor, "ActiveState"), "inactive", "{ctx}");
+    assert!(
+        r.journal
+            .contains("user-managed load balancer: keepalived is not used"),
+        "{ctx}"
+    );
+    assert_eq!(
+        r.prop("keepalived.service", "ActiveState"),
+        "inactive",
+        "{ctx}"
+    );
+    let status = r.file("keepalived-status");
+    assert!(
+        status.contains("ConditionPathExists=/run/keepalived/rendered was not met"),
+        "{status}\n{ctx}"
+    );
+    assert!(!holds_vip(&r), "{ctx}");
+}
+
+#[test]
+fn a_hung_keepalived_is_restarted() {
+    if !require_root("a_hung_keepalived_is_restarted") {
+        return;
+    }
+    let node = NodeBoot::new();
+    // Once keepalived holds the VIP, its VRRP process stops (SIGSTOP): it keeps the VIP and
+    // sends no more adverts, as a hung keepalived does. The monitor's liveness probe must
+    // restart keepalived.service.
+    let script = r#"
+i=0; until { systemctl is-active -q keepalived.service && ip -br addr show br-ex | grep -q ' 198.51.100.5/'; } || [ $i -ge 180 ]; do sleep 0.5; i=$((i+1)); done
+old=$(systemctl show -p MainPID --value keepalived.service)
+echo "$old" > /harness-out/old-pid
+pkill -STOP -P "$old"
+i=0; until new=$(systemctl show -p MainPID --value keepalived.service); { [ "$new" != 0 ] && [ "$new" != "$old" ]; } || [ $i -ge 240 ]; do sleep 0.5; i=$((i+1)); done
+echo "$new" > /harness-out/new-pid
+i=0; until ip -br addr show br-ex | grep -q ' 198.51.100.5/' || [ $i -ge 60 ]; do sleep 0.5; i=$((i+1)); done
+"#;
+    let r = node.boot_with(script, Duration::from_secs(300));
+    let ctx = context(&r);
+    let (old, new) = (r.file("old-pid"), r.file("new-pid"));
+    let pid = |s: &str| s.trim().parse::<u32>().unwrap_or(0);
+    assert!(pid(&old) > 0, "keepalived ran\n{ctx}");
+    assert!(
+        pid(&new) > 0 && pid(&new) != pid(&old),
+        "restarted: {old} -> {new}\n{ctx}"
+    );
+    assert!(
+        r.journal.contains("failed 3 liveness probes in a row"),
+        "{ctx}"
+    );
+    assert_eq!(
+        r.prop("keepalived.service", "ActiveState"),
+        "active",
+        "{ctx}"
+    );
+    assert!(
+        holds_vip(&r),
+        "the restarted keepalived holds the VIP\n{ctx}"
+    );
 }

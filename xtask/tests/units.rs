@@ -9,8 +9,9 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SERVICES: [&str; 4] = [
+const SERVICES: [&str; 5] = [
     "nodeip-configuration.service",
+    "nmstate-configuration.service",
     "ovs-configuration.service",
     "resolv-prepender.service",
     "keepalived-monitor.service",
@@ -63,11 +64,11 @@ fn root() -> tempfile::TempDir {
         "[Unit]\nDescription=stand-in\n",
     )
     .unwrap();
-    for unit in [
-        "openvswitch.service",
-        "keepalived.service",
-        "kubelet.service",
-    ] {
+    // keepalived.service is the package's own (keepalived is installed on this machine), so
+    // our drop-in is verified against what it extends.
+    executable(&root.path().join("usr/sbin/keepalived"), "#!/bin/sh\n");
+    executable(&root.path().join("bin/kill"), "#!/bin/sh\n");
+    for unit in ["openvswitch.service", "kubelet.service"] {
         fs::write(
             system.join(unit),
             "[Unit]\nDescription=stand-in\n[Service]\nExecStart=/usr/bin/true\n",
@@ -128,6 +129,7 @@ fn every_unit_and_drop_in_verifies_without_a_warning() {
     let root = root();
     let mut units: Vec<&str> = SERVICES.to_vec();
     units.push("kubelet.service"); // with our 10-mco-on-prem-wait-resolv.conf drop-in
+    units.push("keepalived.service"); // the package's unit with our drop-in
     let (ok, _, stderr) = analyze(root.path(), &["verify", "--man=no"], &units);
     assert!(ok && stderr.is_empty(), "systemd-analyze verify:\n{stderr}");
 }

@@ -10,6 +10,7 @@ use nix::unistd::Pid;
 use selection::atomic::write_atomic;
 
 use crate::settings::{Mode, Reload, Settings};
+use crate::systemd::Systemd;
 
 /// The mode upstream's mode files ask for; `monitor-user.conf` wins over `monitor.conf`;
 /// without either, the configured default. A file that cannot be parsed is skipped with a
@@ -99,33 +100,6 @@ pub fn write(output: &Path, text: &str) -> Result<bool, String> {
     Ok(true)
 }
 
-#[zbus::proxy(
-    interface = "org.freedesktop.systemd1.Manager",
-    default_service = "org.freedesktop.systemd1",
-    default_path = "/org/freedesktop/systemd1"
-)]
-trait SystemdManager {
-    /// Reloads a running unit, starts an inactive one.
-    fn reload_or_restart_unit(
-        &self,
-        name: &str,
-        mode: &str,
-    ) -> zbus::Result<zbus::zvariant::OwnedObjectPath>;
-
-    fn stop_unit(&self, name: &str, mode: &str) -> zbus::Result<zbus::zvariant::OwnedObjectPath>;
-}
-
-const UNIT: &str = "keepalived.service";
-
-async fn systemd() -> Result<SystemdManagerProxy<'static>, String> {
-    let conn = zbus::Connection::system()
-        .await
-        .map_err(|e| format!("system bus: {e}"))?;
-    SystemdManagerProxy::new(&conn)
-        .await
-        .map_err(|e| e.to_string())
-}
-
 /// Signals the keepalived whose pid `p` holds. A pidfile is only trusted when it names a live
 /// process (not init) called keepalived: a stale file whose pid was reused must never get a
 /// SIGTERM meant for keepalived.
@@ -161,17 +135,16 @@ fn send_socket(p: &Path, message: &str) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", p.display()))
 }
 
+/// The marker, in `keepalived_run_dir`, that this boot's keepalived.conf passed `keepalived -t`
+/// here: keepalived.service's drop-in starts only when it exists (`/run` is new every boot).
+pub const RENDERED_MARKER: &str = "rendered";
+
 /// Tells keepalived to load the new file, starting it when it is not running (systemd's
 /// ReloadOrRestartUnit; the static-pod socket script starts it on `reload`). The pidfile
 /// method can only signal a running keepalived.
 pub async fn reload(method: &Reload) -> Result<(), String> {
     match method {
-        Reload::Systemd => systemd()
-            .await?
-            .reload_or_restart_unit(UNIT, "replace")
-            .await
-            .map(drop)
-            .map_err(|e| format!("ReloadOrRestartUnit {UNIT}: {e}")),
+        Reload::Systemd => Systemd::connect().await?.reload_or_start().await,
         Reload::Pidfile(p) => signal_pidfile(p, Signal::SIGHUP),
         Reload::Socket(p) => send_socket(p, "reload\n"),
     }
@@ -180,12 +153,7 @@ pub async fn reload(method: &Reload) -> Result<(), String> {
 /// Stops keepalived (the bootstrap watchdog, when the local API is gone).
 pub async fn stop(method: &Reload) -> Result<(), String> {
     match method {
-        Reload::Systemd => systemd()
-            .await?
-            .stop_unit(UNIT, "replace")
-            .await
-            .map(drop)
-            .map_err(|e| format!("StopUnit {UNIT}: {e}")),
+        Reload::Systemd => Systemd::connect().await?.stop().await,
         Reload::Pidfile(p) => signal_pidfile(p, Signal::SIGTERM),
         Reload::Socket(p) => send_socket(p, "stop\n"),
     }
@@ -212,7 +180,8 @@ pub fn keepalived_running() -> bool {
     })
 }
 
-/// Removes VIPs a crashed keepalived left on any interface (BZ 1931505), before VRRP starts.
+/// Removes VIPs a crashed keepalived left on any interface (BZ 1931505); keepalived.service's
+/// `ExecStartPre=` runs it (`remove-stale-vips`), as upstream's wrapper did before keepalived.
 pub async fn remove_stale_vips(vips: &[std::net::IpAddr]) -> Result<(), String> {
     use futures_util::TryStreamExt;
     use rtnetlink::packet_route::address::AddressAttribute;
@@ -224,12 +193,15 @@ pub async fn remove_stale_vips(vips: &[std::net::IpAddr]) -> Result<(), String> 
                 AddressAttribute::Local(ip) | AddressAttribute::Address(ip) => Some(*ip),
                 _ => None,
             });
-            if ip.is_some_and(|ip| vips.contains(&ip)) {
-                stale.push(m);
+            if let Some(ip) = ip.filter(|ip| vips.contains(ip)) {
+                stale.push((ip, m));
             }
         }
-        for m in stale {
-            tracing::info!("removing stale VIP from interface {}", m.header.index);
+        for (ip, m) in stale {
+            tracing::info!(
+                "removing stale VIP {ip} from interface index {}",
+                m.header.index
+            );
             handle.address().del(m).execute().await?;
         }
         Ok::<(), rtnetlink::Error>(())

@@ -8,7 +8,7 @@ use crate::build::{BuildError, Inputs, build};
 use crate::peers::{Peer, Peers};
 use crate::settings::{Mode, Reload, Role, Settings, default_scripts};
 
-fn settings(role: Role, api: &[&str], ingress: &[&str]) -> Settings {
+pub(crate) fn settings(role: Role, api: &[&str], ingress: &[&str]) -> Settings {
     Settings {
         cluster_name: "ostest".into(),
         role,
@@ -24,7 +24,9 @@ fn settings(role: Role, api: &[&str], ingress: &[&str]) -> Settings {
         debounce: std::time::Duration::from_secs(3),
         api_port: 6443,
         run_dir: "/run/nodeip-configuration".into(),
-        scripts: default_scripts(),
+        keepalived_run_dir: "/run/keepalived".into(),
+        user_managed_lb: false,
+        scripts: default_scripts(std::path::Path::new("/etc/keepalived")),
     }
 }
 

@@ -26,6 +26,9 @@ pub enum Command {
     Render(SettingsArgs),
     /// Render, then check it with `keepalived -t`.
     Check(SettingsArgs),
+    /// Remove the configured VIPs from every interface unless a keepalived runs in this network
+    /// namespace: VIPs a crashed keepalived left behind (keepalived.service's ExecStartPre=).
+    RemoveStaleVips(SettingsArgs),
     /// Print the virtual router IDs of a cluster name, as upstream's `runtimecfg vr-ids`.
     VrIds { name: String },
 }

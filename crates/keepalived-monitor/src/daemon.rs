@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use anyhow::Context;
+
 use selection::netlink::{ChangeStream, NetlinkReader};
 use selection::runfiles::read_ip_file;
 use selection::service::{DirWatcher, notify_systemd};
@@ -17,8 +19,8 @@ use crate::kube_source::NodeCache;
 use crate::migration::{Migration, Step, mode_of};
 use crate::model::Keepalived;
 use crate::peers;
-use crate::settings::{Mode, PeerSource, Role, Settings};
-use crate::watchdog;
+use crate::settings::{Mode, PeerSource, Reload, Role, Settings};
+use crate::{check_scripts, liveness, watchdog};
 
 /// The peer list as the configured source has it now.
 pub enum Peers {
@@ -115,14 +117,41 @@ const MAX_VALIDATE_RETRY: Duration = Duration::from_secs(60);
 
 /// Runs until SIGTERM.
 pub async fn run(s: Settings) -> anyhow::Result<()> {
+    if s.user_managed_lb {
+        // Upstream disables the keepalived pod; keepalived.service's drop-in starts only on this
+        // boot's `rendered` marker, which is never written, so neither runs.
+        let why =
+            "the cluster uses a user-managed load balancer: keepalived is not used on this node";
+        tracing::info!("{why}");
+        let _ = std::fs::remove_file(s.keepalived_run_dir.join(apply::RENDERED_MARKER));
+        notify_systemd(&[
+            sd_notify::NotifyState::Ready,
+            sd_notify::NotifyState::Status(why),
+        ]);
+        return Ok(());
+    }
+    tracing::info!(
+        "started: {:?} of cluster {}, keepalived told through {:?}",
+        s.role,
+        s.cluster_name,
+        s.reload
+    );
     selection::atomic::clean_up_interrupted_writes(&[&s.output]);
-    let vips: Vec<_> = s.api_vips.iter().chain(&s.ingress_vips).copied().collect();
-    // A VIP is stale only when no keepalived holds it: a restart of the monitor (a package
-    // upgrade's try-restart, a Restart=on-failure loop) must not strip the live MASTER's VIP.
-    if apply::keepalived_running() {
-        tracing::info!("keepalived is running here: the VIPs it holds are live, not stale");
-    } else if let Err(e) = apply::remove_stale_vips(&vips).await {
-        tracing::warn!("cannot check for stale VIPs: {e}");
+    check_scripts::write(&s).with_context(|| {
+        format!(
+            "cannot write the check scripts into {}",
+            s.keepalived_dir.display()
+        )
+    })?;
+    // keepalived.service starts only on a file this monitor validated in this boot (its drop-in
+    // waits for the marker): a file from the previous boot is confirmed before it is used.
+    let marker = s.keepalived_run_dir.join(apply::RENDERED_MARKER);
+    let confirm = s.reload == Reload::Systemd && !marker.exists();
+    if s.reload == Reload::Systemd {
+        liveness::spawn(
+            s.output.clone(),
+            s.keepalived_run_dir.join(liveness::DATA_FILE),
+        )?;
     }
     let mut changes = ChangeStream::subscribe(Duration::from_millis(20))?;
     let mut reader = NetlinkReader::connect()?;
@@ -142,8 +171,10 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
     let (mut watcher, mut files) = DirWatcher::new(watched_files)?;
     watcher.rewatch(None);
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let mut live = std::fs::read_to_string(&s.output).unwrap_or_default();
-    let mut mode = current_mode(&s, &live);
+    let on_disk = std::fs::read_to_string(&s.output).unwrap_or_default();
+    let mut mode = current_mode(&s, &on_disk);
+    // What keepalived runs (or will, once confirmed): a candidate equal to it is not applied.
+    let mut live = if confirm { String::new() } else { on_disk };
     let mut migration = Migration::new(SystemTime::now());
     // A migration's reload waits for its wall-clock instant.
     let mut switch_at: Option<Instant> = None;
@@ -234,6 +265,10 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
                     Ok(()) => {
                         validate_retry = FIRST_VALIDATE_RETRY;
                         apply::write(&s.output, &text).map_err(anyhow::Error::msg)?;
+                        if s.reload == Reload::Systemd {
+                            selection::atomic::touch(&marker)
+                                .with_context(|| format!("cannot create {}", marker.display()))?;
+                        }
                         live = text;
                         rejected = None;
                         if api_down {

@@ -5,14 +5,17 @@
 
 pub mod apply;
 pub mod build;
+pub mod check_scripts;
 pub mod cli;
 pub mod daemon;
 pub mod debounce;
 pub mod kube_source;
+pub mod liveness;
 pub mod migration;
 pub mod model;
 pub mod peers;
 pub mod settings;
+pub mod systemd;
 pub mod vrid;
 pub mod watchdog;
 
@@ -28,6 +31,20 @@ use selection::netlink::NetlinkReader;
 use crate::cli::{Cli, Command};
 use crate::settings::{DEFAULT_CONFIG, resolve};
 
+/// VIPs on this namespace's interfaces are stale only when no keepalived runs here to hold
+/// them: a keepalived left running (another unit, the static pod during a migration) keeps its
+/// VIP.
+async fn remove_stale_vips(s: &settings::Settings) -> anyhow::Result<()> {
+    if apply::keepalived_running() {
+        tracing::info!("a keepalived runs in this network namespace: its VIPs are not stale");
+        return Ok(());
+    }
+    let vips: Vec<_> = s.api_vips.iter().chain(&s.ingress_vips).copied().collect();
+    apply::remove_stale_vips(&vips)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot remove stale VIPs: {e}"))
+}
+
 pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     if let Command::VrIds { name } = &cli.command {
         let (api, ingress) =
@@ -36,15 +53,22 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let args = match &cli.command {
-        Command::Run(a) | Command::Render(a) | Command::Check(a) => a,
+        Command::Run(a) | Command::Render(a) | Command::Check(a) | Command::RemoveStaleVips(a) => a,
         Command::VrIds { .. } => unreachable!("handled above"),
     };
     let s = resolve(args, Path::new(DEFAULT_CONFIG))?;
     let rt = selection::service::runtime()?;
     rt.block_on(async {
-        if let Command::Run(_) = &cli.command {
-            daemon::run(s).await?;
-            return Ok(ExitCode::SUCCESS);
+        match &cli.command {
+            Command::Run(_) => {
+                daemon::run(s).await?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            Command::RemoveStaleVips(_) => {
+                remove_stale_vips(&s).await?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            _ => {}
         }
         let mut reader = NetlinkReader::connect()?;
         let (tx, mut changed) = tokio::sync::mpsc::unbounded_channel();

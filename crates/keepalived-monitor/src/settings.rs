@@ -10,6 +10,7 @@ use selection::app::{UsageError, load_config};
 use selection::runfiles::NodeIpFiles;
 use serde::Deserialize;
 
+use crate::check_scripts;
 use crate::cli::SettingsArgs;
 use crate::model::Script;
 
@@ -74,6 +75,8 @@ struct ConfigFile {
     debounce_ms: Option<u64>,
     api_port: Option<u16>,
     run_dir: Option<PathBuf>,
+    keepalived_run_dir: Option<PathBuf>,
+    user_managed_lb: Option<bool>,
     scripts: Option<BTreeMap<String, ScriptOverride>>,
 }
 
@@ -119,6 +122,12 @@ pub struct Settings {
     pub api_port: u16,
     /// `/run/nodeip-configuration`.
     pub run_dir: PathBuf,
+    /// `/run/keepalived`: shared with keepalived.service (its `TMPDIR`, so its SIGUSR1 data
+    /// dump lands here) and its drop-in (the `rendered` marker it starts on).
+    pub keepalived_run_dir: PathBuf,
+    /// The cluster's API and ingress load balancer is the user's: keepalived is not used
+    /// (upstream moves the keepalived static pod to `disabled-manifests`).
+    pub user_managed_lb: bool,
     /// Health checks by name (defaults: the reference's, with its weights).
     pub scripts: BTreeMap<String, Script>,
 }
@@ -133,18 +142,25 @@ fn script(command: &str, interval: u32, weight: Option<i32>, rise: u32, fall: u3
     }
 }
 
-/// The reference's check scripts and weights (MCO's master template).
-pub fn default_scripts() -> BTreeMap<String, Script> {
+/// The reference's check scripts and weights (MCO's master template); the scripts are the ones
+/// [`crate::check_scripts`] writes into `keepalived_dir`.
+pub fn default_scripts(keepalived_dir: &Path) -> BTreeMap<String, Script> {
+    let file = |name: &str, timeout: &str| {
+        format!(
+            "/usr/bin/timeout {timeout} {}",
+            keepalived_dir.join(name).display()
+        )
+    };
     [
-        ("chk_ocp_lb", script("/usr/bin/timeout 1.9 /etc/keepalived/chk_ocp_script.sh", 2, Some(20), 3, 3)),
-        ("chk_ocp_both", script("/usr/bin/timeout 1.9 /etc/keepalived/chk_ocp_script_both.sh", 2, Some(5), 3, 3)),
-        ("chk_mcs", script("/usr/bin/timeout 1.9 /etc/keepalived/chk_mcs_script.sh", 2, Some(3), 3, 3)),
+        ("chk_ocp_lb", script(&file(check_scripts::OCP, "1.9"), 2, Some(20), 3, 3)),
+        ("chk_ocp_both", script(&file(check_scripts::OCP_BOTH, "1.9"), 2, Some(5), 3, 3)),
+        ("chk_mcs", script(&file(check_scripts::MCS, "1.9"), 2, Some(3), 3, 3)),
         (
             "chk_ingress_ready",
             script("/usr/bin/timeout 0.9 /usr/bin/curl -o /dev/null -Lfs http://localhost:1936/healthz/ready", 1, Some(10), 3, 2),
         ),
         ("chk_ingress", script("/usr/bin/timeout 0.9 /usr/bin/curl -o /dev/null -Lfs http://localhost:1936/healthz", 1, None, 3, 2)),
-        ("chk_default_ingress", script("/usr/bin/timeout 4.9 /etc/keepalived/chk_default_ingress.sh", 5, Some(50), 3, 2)),
+        ("chk_default_ingress", script(&file(check_scripts::DEFAULT_INGRESS, "4.9"), 5, Some(50), 3, 2)),
     ]
     .into_iter()
     .map(|(n, s)| (n.to_string(), s))
@@ -257,7 +273,10 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
             )));
         }
     };
-    let mut scripts = default_scripts();
+    let keepalived_dir = cfg
+        .keepalived_dir
+        .unwrap_or_else(|| "/etc/keepalived".into());
+    let mut scripts = default_scripts(&keepalived_dir);
     for (name, o) in cfg.scripts.unwrap_or_default() {
         let Some(script) = scripts.get_mut(&name) else {
             let known: Vec<&str> = scripts.keys().map(String::as_str).collect();
@@ -284,9 +303,7 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
             .or(cfg.output)
             .unwrap_or_else(|| "/etc/keepalived/keepalived.conf".into()),
         mode: cfg.mode.unwrap_or(Mode::Unicast),
-        keepalived_dir: cfg
-            .keepalived_dir
-            .unwrap_or_else(|| "/etc/keepalived".into()),
+        keepalived_dir,
         peers,
         reload,
         debounce: Duration::from_millis(cfg.debounce_ms.unwrap_or(3000)),
@@ -294,6 +311,10 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
         run_dir: cfg
             .run_dir
             .unwrap_or_else(|| "/run/nodeip-configuration".into()),
+        keepalived_run_dir: cfg
+            .keepalived_run_dir
+            .unwrap_or_else(|| "/run/keepalived".into()),
+        user_managed_lb: cfg.user_managed_lb.unwrap_or(false),
         scripts,
     })
 }
@@ -338,7 +359,13 @@ mod tests {
         assert_eq!(s.reload, Reload::Systemd);
         assert_eq!(s.debounce, Duration::from_secs(3));
         assert_eq!(s.api_port, 6443);
-        assert_eq!(s.scripts, default_scripts());
+        assert_eq!(s.scripts, default_scripts(Path::new("/etc/keepalived")));
+        assert_eq!(
+            s.scripts["chk_mcs"].command,
+            "/usr/bin/timeout 1.9 /etc/keepalived/chk_mcs_script.sh"
+        );
+        assert_eq!(s.keepalived_run_dir, Path::new("/run/keepalived"));
+        assert!(!s.user_managed_lb);
         let s = resolve_with(BASE, &["--role", "worker", "--peers", "/p.toml"]).unwrap();
         assert_eq!(s.role, Role::Worker, "flags win");
         assert_eq!(s.peers, PeerSource::File("/p.toml".into()));
@@ -353,7 +380,7 @@ mod tests {
             &[],
         )
         .unwrap();
-        let d = default_scripts();
+        let d = default_scripts(Path::new("/etc/keepalived"));
         let lb = &s.scripts["chk_ocp_lb"];
         assert_eq!(lb.command, "/bin/true");
         assert_eq!(

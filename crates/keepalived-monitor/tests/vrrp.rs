@@ -290,14 +290,12 @@ fn vr_ids_prints_upstreams_lines() {
 }
 
 #[test]
-fn start_removes_stale_vips_and_the_socket_method_sends_reload() {
-    if !require_root("start_removes_stale_vips") {
+fn the_socket_method_sends_reload() {
+    if !require_root("the_socket_method_sends_reload") {
         return;
     }
     let mut c = cluster(2, "");
     let n = &mut c.nodes[0];
-    // A crashed keepalived left the VIP behind (BZ 1931505).
-    n.ns.addr("eth0", &format!("{API_VIP}/32"), &[]).unwrap();
     let socket = n.dir.join("keepalived.sock");
     let messages = record_socket(&socket);
     let cfg = n.dir.join("config.toml");
@@ -310,15 +308,54 @@ fn start_removes_stale_vips_and_the_socket_method_sends_reload() {
     );
     fs::write(&cfg, text).unwrap();
     start_monitor(n);
-    assert!(
-        wait_for(Duration::from_secs(5), || !holds(&n.ns, "eth0", API_VIP)),
-        "stale VIP removed at start"
-    );
     let (_, got) = messages
         .recv_timeout(Duration::from_secs(15))
         .expect("the first render reloads over the socket");
     assert_eq!(got, "reload\n");
     assert!(n.conf().contains("vrrp_instance hx_API_0"));
+}
+
+/// keepalived.service's `ExecStartPre=`: VIPs a crashed keepalived left are removed, those a
+/// running keepalived holds are not.
+#[test]
+fn remove_stale_vips_spares_a_running_keepalived() {
+    if !require_root("remove_stale_vips_spares_a_running_keepalived") {
+        return;
+    }
+    let mut c = cluster(2, "");
+    let remove = |n: &NodeUnderTest| {
+        let out =
+            n.ns.command(BIN)
+                .args(["remove-stale-vips", "--config"])
+                .arg(n.dir.join("config.toml"))
+                .env("RUST_LOG", "info")
+                .output()
+                .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // A crashed keepalived left the VIP behind (BZ 1931505).
+    c.nodes[0]
+        .ns
+        .addr("eth0", &format!("{API_VIP}/32"), &[])
+        .unwrap();
+    let log = remove(&c.nodes[0]);
+    assert!(!holds(&c.nodes[0].ns, "eth0", API_VIP), "{log}");
+    assert!(
+        log.contains(&format!("removing stale VIP {API_VIP}")),
+        "{log}"
+    );
+    // A running keepalived's VIP is live.
+    start_all(&mut c);
+    let holder = |c: &Cluster| c.nodes.iter().position(|n| holds(&n.ns, "eth0", API_VIP));
+    assert!(wait_for(Duration::from_secs(10), || holder(&c).is_some()));
+    let h = holder(&c).unwrap();
+    let log = remove(&c.nodes[h]);
+    assert!(
+        log.contains("a keepalived runs in this network namespace"),
+        "{log}"
+    );
+    assert!(holds(&c.nodes[h].ns, "eth0", API_VIP), "{log}");
 }
 
 #[test]
@@ -675,7 +712,7 @@ fn restarting_the_holders_monitor_never_drops_the_vip() {
         assert!(
             wait_for(Duration::from_secs(5), || n
                 .monitor_log()
-                .contains("keepalived is running here")),
+                .contains("started: Master")),
             "round {round}: {}",
             n.monitor_log()
         );

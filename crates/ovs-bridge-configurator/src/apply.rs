@@ -64,6 +64,8 @@ pub enum Outcome {
     DeclarativeApplied,
     /// `/etc/nmstate/openshift/applied` exists and nothing is pending: NMState owns br-ex.
     Declarative,
+    /// `apply-nmstate` found no NMState file: the automatic mode builds br-ex.
+    NoNmstateFile,
     /// br-ex already carried the node IP and every profile was active.
     AlreadyConverted,
     Converted {
@@ -259,19 +261,46 @@ async fn reconnect(nm: &Nm, uplinks: &[String], timeout: Duration) {
     }
 }
 
+/// Applies the user's NMState file when one is pending.
+async fn apply_pending_nmstate(s: &Settings) -> Result<Option<Outcome>, ApplyError> {
+    let Some(pending) = crate::declarative::pending(s) else {
+        return Ok(None);
+    };
+    tracing::info!("applying the NMState file {}", pending.path.display());
+    let state = crate::declarative::parse(&pending)?;
+    let nm = Nm::connect().await?;
+    roll_back_abandoned(&nm, s.activation_timeout).await?;
+    // Stale bridges from configure-ovs (or this tool's automatic mode) and the SDN era.
+    cleanup(&nm, s.activation_timeout).await?;
+    ovsdb::delete_bridge("br0")?;
+    crate::declarative::apply(s, &pending, state).await?;
+    Ok(Some(Outcome::DeclarativeApplied))
+}
+
+/// One run of `apply-nmstate` (nmstate-configuration.service, before network-online.target):
+/// only the declarative path, as upstream's nmstate-configuration.sh and nmstate.service.
+pub async fn apply_nmstate(s: &Settings) -> Result<Outcome, ApplyError> {
+    if let Some(done) = apply_pending_nmstate(s).await? {
+        return Ok(done);
+    }
+    if s.nmstate_dir().join("applied").exists() {
+        tracing::info!("the NMState file is applied already");
+        return Ok(Outcome::Declarative);
+    }
+    tracing::info!(
+        "no NMState file in {}: ovs-configuration.service builds br-ex",
+        s.nmstate_dir().display()
+    );
+    Ok(Outcome::NoNmstateFile)
+}
+
 /// One run of `apply`.
 pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
     ovsdb::clear_ovn_remote()?;
-    if let Some(pending) = crate::declarative::pending(s) {
-        tracing::info!("applying the NMState file {}", pending.path.display());
-        let state = crate::declarative::parse(&pending)?;
-        let nm = Nm::connect().await?;
-        roll_back_abandoned(&nm, s.activation_timeout).await?;
-        // Stale bridges from configure-ovs (or this tool's automatic mode) and the SDN era.
-        cleanup(&nm, s.activation_timeout).await?;
-        ovsdb::delete_bridge("br0")?;
-        crate::declarative::apply(s, &pending, state).await?;
-        return Ok(Outcome::DeclarativeApplied);
+    // nmstate-configuration.service applied it earlier in the boot; this covers a node whose
+    // MCO still runs upstream's nmstate-configuration unit, and a file written since.
+    if let Some(done) = apply_pending_nmstate(s).await? {
+        return Ok(done);
     }
     if s.nmstate_dir().join("applied").exists() {
         tracing::info!(

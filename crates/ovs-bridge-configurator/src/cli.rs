@@ -19,6 +19,10 @@ pub struct Cli {
 pub enum Command {
     /// Build br-ex (what ovs-configuration.service runs); a no-op when it is already in place.
     Apply(SettingsArgs),
+    /// Apply the user's NMState file for br-ex when one is pending (what
+    /// nmstate-configuration.service runs, before network-online.target); without one, do
+    /// nothing: ovs-configuration.service's `apply` builds br-ex.
+    ApplyNmstate(SettingsArgs),
     /// Print the profiles that `apply` would add and the activation order; changes nothing.
     Plan {
         #[command(flatten)]
@@ -37,7 +41,10 @@ pub enum Command {
 impl Command {
     pub fn settings(&self) -> &SettingsArgs {
         match self {
-            Command::Apply(s) | Command::Rollback(s) | Command::Status(s) => s,
+            Command::Apply(s)
+            | Command::ApplyNmstate(s)
+            | Command::Rollback(s)
+            | Command::Status(s) => s,
             Command::Plan { settings, .. } => settings,
         }
     }

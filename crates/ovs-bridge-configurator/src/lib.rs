@@ -28,7 +28,8 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let rt = selection::service::runtime()?;
     rt.block_on(async {
         match &cli.command {
-            Command::Apply(_) => apply_with_retry(&s).await,
+            Command::Apply(_) => apply_with_retry(&s, apply::apply).await,
+            Command::ApplyNmstate(_) => apply_with_retry(&s, apply::apply_nmstate).await,
             Command::Plan { json, .. } => plan(&s, *json).await,
             Command::Rollback(_) => {
                 let nm = Nm::connect().await?;
@@ -42,9 +43,12 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
 
 /// Upstream's policy by default: a failed run is retried every 15 minutes until it succeeds (a
 /// SIGTERM during the wait ends it with a failure).
-async fn apply_with_retry(s: &Settings) -> anyhow::Result<ExitCode> {
+async fn apply_with_retry<F>(s: &Settings, run: F) -> anyhow::Result<ExitCode>
+where
+    F: AsyncFn(&Settings) -> Result<apply::Outcome, apply::ApplyError>,
+{
     loop {
-        match apply::apply(s).await {
+        match run(s).await {
             Ok(outcome) => {
                 tracing::info!("done: {outcome:?}");
                 return Ok(ExitCode::SUCCESS);

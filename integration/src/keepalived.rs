@@ -1,7 +1,10 @@
 //! keepalived instances, one per namespace, each with its own config and pid files.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::netns::Netns;
@@ -68,12 +71,17 @@ impl Keepalived {
     /// Starts keepalived on a configuration file someone else owns (a monitor under test), with
     /// its pid files in `dir` (`keepalived.pid` is the parent, the one to SIGHUP).
     pub fn start_file(ns: &Netns, dir: &Path, conf: &Path) -> Result<Keepalived, String> {
+        Self::start_in(ns.name(), dir, conf)
+    }
+
+    fn start_in(ns: &str, dir: &Path, conf: &Path) -> Result<Keepalived, String> {
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-        config_test(ns.name(), conf)?;
+        config_test(ns, conf)?;
         let conf = conf.to_owned();
         // Distinct pid files per instance: a second keepalived with the same ones exits 0.
         let pid = |n: &str| format!("{}", dir.join(n).display());
-        let mut cmd = ns.command("keepalived");
+        let mut cmd = Command::new("ip");
+        cmd.args(["netns", "exec", ns, "keepalived"]);
         cmd.args([
             "--dont-fork",
             "--log-console",
@@ -94,7 +102,7 @@ impl Keepalived {
         .args(["-b", &pid("bfd.pid")]);
         let daemon = Daemon::spawn("keepalived", &mut cmd, &dir.join("keepalived.log"))?;
         Ok(Keepalived {
-            ns: ns.name().to_owned(),
+            ns: ns.to_owned(),
             conf,
             daemon,
         })
@@ -116,6 +124,162 @@ impl Keepalived {
 
     pub fn log_tail(&self, lines: usize) -> String {
         self.daemon.log_tail(lines)
+    }
+}
+
+/// keepalived.service as the harness runs it for a node: keepalived-monitor drives it through
+/// its `socket` reload method (upstream's static-pod wrapper protocol), and `reload` starts
+/// keepalived when it is not running and sends SIGHUP otherwise, as production's
+/// `ReloadOrRestartUnit` of keepalived.service does. So keepalived is started by the monitor's
+/// first render, never by the harness on a file of its own choosing.
+#[derive(Debug)]
+pub struct KeepalivedService {
+    socket: PathBuf,
+    state: Arc<Mutex<Unit>>,
+    done: Arc<AtomicBool>,
+    listener: Option<std::thread::JoinHandle<()>>,
+}
+
+#[derive(Debug)]
+struct Unit {
+    ns: String,
+    dir: PathBuf,
+    conf: PathBuf,
+    running: Option<Keepalived>,
+    /// What the unit did, for failure messages.
+    journal: Vec<String>,
+}
+
+impl Unit {
+    fn alive(&mut self) -> bool {
+        self.running.as_mut().is_some_and(|k| k.daemon.is_running())
+    }
+
+    /// systemd's ReloadOrRestartUnit: reload a running keepalived, start a stopped one (on a
+    /// non-empty file, as keepalived.service's `ConditionFileNotEmpty=`).
+    fn reload_or_start(&mut self) {
+        if self.alive() {
+            let r = self.running.as_ref().map(|k| k.daemon.signal(SIGHUP));
+            self.journal.push(format!("reload: {r:?}"));
+            return;
+        }
+        if std::fs::metadata(&self.conf).map_or(true, |m| m.len() == 0) {
+            self.journal
+                .push("start skipped: empty or missing configuration".into());
+            return;
+        }
+        match Keepalived::start_in(&self.ns, &self.dir, &self.conf) {
+            Ok(k) => {
+                self.journal
+                    .push(format!("started keepalived {}", k.daemon.pid()));
+                self.running = Some(k);
+            }
+            Err(e) => self.journal.push(format!("start failed: {e}")),
+        }
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut k) = self.running.take() {
+            k.stop();
+            self.journal.push("stopped".into());
+        }
+    }
+}
+
+impl KeepalivedService {
+    /// Listens on `dir/keepalived.sock` for keepalived-monitor; keepalived (config `conf`, run
+    /// in namespace `ns`, pid and log files in `dir`) starts at the first `reload`.
+    pub fn start(ns: &Netns, dir: &Path, conf: &Path) -> Result<KeepalivedService, String> {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        let socket = dir.join("keepalived.sock");
+        let _ = std::fs::remove_file(&socket);
+        let listener = std::os::unix::net::UnixListener::bind(&socket)
+            .map_err(|e| format!("{}: {e}", socket.display()))?;
+        let state = Arc::new(Mutex::new(Unit {
+            ns: ns.name().to_owned(),
+            dir: dir.to_owned(),
+            conf: conf.to_owned(),
+            running: None,
+            journal: Vec::new(),
+        }));
+        let done = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (state, done) = (state.clone(), done.clone());
+            std::thread::spawn(move || {
+                for conn in listener.incoming() {
+                    if done.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    let mut text = String::new();
+                    if conn.and_then(|mut c| c.read_to_string(&mut text)).is_err() {
+                        continue;
+                    }
+                    let mut unit = state.lock().unwrap_or_else(PoisonError::into_inner);
+                    for line in text.lines() {
+                        match line {
+                            "reload" => unit.reload_or_start(),
+                            "stop" => unit.stop(),
+                            other => unit.journal.push(format!("unknown request {other:?}")),
+                        }
+                    }
+                }
+            })
+        };
+        Ok(KeepalivedService {
+            socket,
+            state,
+            done,
+            listener: Some(thread),
+        })
+    }
+
+    /// The control socket, for keepalived-monitor's `control-socket`.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    fn unit(&self) -> std::sync::MutexGuard<'_, Unit> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether keepalived runs.
+    pub fn is_running(&self) -> bool {
+        self.unit().alive()
+    }
+
+    /// `systemctl start`: keepalived on the monitor's current file.
+    pub fn start_keepalived(&self) {
+        self.unit().reload_or_start();
+    }
+
+    /// `systemctl stop` (SIGTERM: keepalived hands its VIPs over).
+    pub fn stop_keepalived(&self) {
+        self.unit().stop();
+    }
+
+    /// keepalived's log (every start appends to it) and what the unit did.
+    pub fn log_tail(&self, lines: usize) -> String {
+        let unit = self.unit();
+        let text = std::fs::read_to_string(unit.dir.join("keepalived.log")).unwrap_or_default();
+        let all: Vec<&str> = text.lines().collect();
+        format!(
+            "{}\n--- keepalived.service stand-in: {}",
+            all[all.len().saturating_sub(lines)..].join("\n"),
+            unit.journal.join("; ")
+        )
+    }
+}
+
+impl Drop for KeepalivedService {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::SeqCst);
+        // Wakes the listener's accept so it sees `done`.
+        let _ = std::os::unix::net::UnixStream::connect(&self.socket);
+        if let Some(t) = self.listener.take() {
+            let _ = t.join();
+        }
+        self.unit().stop();
+        let _ = std::fs::remove_file(&self.socket);
     }
 }
 

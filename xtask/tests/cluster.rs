@@ -63,6 +63,18 @@ fn three_nodes_agree_on_their_ip_share_the_vips_and_resolve_through_themselves()
             conf.contains("interface br-ex") && conf.contains(&format!("unicast_src_ip {ip}")),
             "{who}: {conf}"
         );
+        // keepalived was started by the monitor's first render, as keepalived.service is.
+        let monitor = n.log_tail("keepalived-monitor", 200);
+        assert!(
+            monitor.contains("keepalived.conf written and keepalived reloaded")
+                && !monitor.contains("reload failed"),
+            "{who}: {monitor}"
+        );
+        assert!(
+            n.keepalived_log(1).contains("stand-in: started keepalived"),
+            "{who}: {}",
+            n.keepalived_log(1)
+        );
         let resolv = n.resolv_conf();
         assert_eq!(
             resolv.lines().find(|l| l.starts_with("nameserver")),

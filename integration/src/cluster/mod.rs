@@ -11,8 +11,9 @@
 //!
 //! The daemons run as processes inside each node's namespace and file-system view, in the order
 //! the units impose (proven in real systemd by xtask's boot tests): `nodeip-selector set`, then
-//! `ovs-bridge-configurator apply`, then `keepalived-monitor` (and keepalived once it has a
-//! configuration); `resolv-prepender` runs from the start.
+//! `ovs-bridge-configurator apply`, then `keepalived-monitor`, whose first render starts
+//! keepalived through the harness's keepalived.service stand-in
+//! ([`crate::keepalived::KeepalivedService`]); `resolv-prepender` runs from the start.
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};

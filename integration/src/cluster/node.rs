@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use super::timeline::{Event, parse_utc};
 use super::{API_VIP, Binaries, DAEMONS, INGRESS_VIP, STORAGE_ROUTER};
 use crate::dnsmasq::{Dnsmasq, DnsmasqConfig};
-use crate::keepalived::{Keepalived, PASSING_SCRIPTS};
+use crate::keepalived::{KeepalivedService, PASSING_SCRIPTS};
 use crate::netns::Netns;
 use crate::node::{Node, ROUTER, ROUTER6, ZONE, node_address, node_address6};
 use crate::process::{Daemon, wait_for};
@@ -16,7 +16,7 @@ use crate::process::{Daemon, wait_for};
 /// One node of the cluster and its daemons.
 #[derive(Debug)]
 pub struct ClusterNode {
-    keepalived: Option<Keepalived>,
+    keepalived: Option<KeepalivedService>,
     monitor: Option<Daemon>,
     prepender: Option<Daemon>,
     coredns: Option<Dnsmasq>,
@@ -139,8 +139,8 @@ impl ClusterNode {
             format!(
                 "cluster-name = \"ostest\"\nrole = \"master\"\napi-vips = [\"{API_VIP}\"]\n\
                  ingress-vips = [\"{INGRESS_VIP}\"]\noutput = \"{out}\"\nkeepalived-dir = \"{dir}\"\n\
-                 peer-source = \"file\"\npeers-file = \"{peers}\"\nreload = \"pidfile\"\n\
-                 pid-file = \"{dir}/ka/keepalived.pid\"\ndebounce-ms = 500\n{PASSING_SCRIPTS}",
+                 peer-source = \"file\"\npeers-file = \"{peers}\"\nreload = \"socket\"\n\
+                 control-socket = \"{dir}/ka/keepalived.sock\"\ndebounce-ms = 500\n{PASSING_SCRIPTS}",
                 out = self.path("keepalived.conf").display(),
                 dir = self.dir.display(),
                 peers = peers.display()
@@ -236,34 +236,48 @@ impl ClusterNode {
         Ok(())
     }
 
-    /// keepalived-monitor.service.
+    /// keepalived-monitor.service, with keepalived.service (stopped) for it to drive.
     pub fn start_monitor(&mut self) -> Result<(), String> {
+        if self.keepalived.is_none() {
+            self.keepalived = Some(KeepalivedService::start(
+                &self.node.ns,
+                &self.path("ka"),
+                &self.path("keepalived.conf"),
+            )?);
+        }
         self.monitor = Some(self.spawn_run("keepalived-monitor")?);
         Ok(())
     }
 
-    /// keepalived.service, started once the monitor's file exists (as systemd's
-    /// `ConditionFileNotEmpty` and the monitor's first render do in production).
-    pub fn start_keepalived(&mut self) -> Result<(), String> {
-        let conf = self.path("keepalived.conf");
-        if !wait_for(Duration::from_secs(20), || {
-            std::fs::metadata(&conf).is_ok_and(|m| m.len() > 0)
-        }) {
-            return Err(format!(
-                "node{}: keepalived-monitor wrote no configuration:\n{}",
-                self.index,
-                self.log_tail("keepalived-monitor", 10)
-            ));
+    /// Waits for keepalived to run: the monitor's first render starts it, as in production.
+    pub fn wait_keepalived(&self) -> Result<(), String> {
+        let running = || {
+            self.keepalived
+                .as_ref()
+                .is_some_and(KeepalivedService::is_running)
+        };
+        if wait_for(Duration::from_secs(20), running) {
+            return Ok(());
         }
-        self.keepalived = Some(Keepalived::start_file(
-            &self.node.ns,
-            &self.path("ka"),
-            &conf,
-        )?);
-        Ok(())
+        Err(format!(
+            "node{}: keepalived did not start:\n{}\n{}",
+            self.index,
+            self.log_tail("keepalived-monitor", 10),
+            self.keepalived_log(10)
+        ))
     }
 
-    /// The last lines of keepalived's log.
+    /// `systemctl start keepalived.service` on the monitor's current file.
+    pub fn start_keepalived(&self) -> Result<(), String> {
+        let unit = self
+            .keepalived
+            .as_ref()
+            .ok_or_else(|| format!("node{}: keepalived-monitor never started", self.index))?;
+        unit.start_keepalived();
+        self.wait_keepalived()
+    }
+
+    /// keepalived's log and what its unit did.
     pub fn keepalived_log(&self, lines: usize) -> String {
         self.keepalived
             .as_ref()
@@ -271,10 +285,10 @@ impl ClusterNode {
             .unwrap_or_default()
     }
 
-    /// Stops keepalived (SIGTERM: it hands its VIPs over).
-    pub fn stop_keepalived(&mut self) {
-        if let Some(mut k) = self.keepalived.take() {
-            k.stop();
+    /// `systemctl stop keepalived.service` (SIGTERM: it hands its VIPs over).
+    pub fn stop_keepalived(&self) {
+        if let Some(k) = &self.keepalived {
+            k.stop_keepalived();
         }
     }
 
@@ -332,7 +346,7 @@ impl ClusterNode {
     pub fn boot_after_ovs(&mut self, progress: &(dyn Fn(String) + Sync)) -> Result<(), String> {
         let i = self.index;
         self.start_monitor()?;
-        self.start_keepalived()?;
+        self.wait_keepalived()?;
         progress(format!("node{i}: keepalived running"));
         self.start_coredns()?;
         let done = self
@@ -528,6 +542,10 @@ impl ClusterNode {
             "remote-worker",
             "resolv.conf",
             "keepalived.conf",
+            "chk_ocp_script.sh",
+            "chk_ocp_script_both.sh",
+            "chk_mcs_script.sh",
+            "chk_default_ingress.sh",
             "20-nodenet.conf",
         ];
         let dirs = [

@@ -211,7 +211,10 @@ pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
             continue;
         };
         let own = go_text(src);
-        let machine = find_interface(inp.snapshot, vips[0], Lookup::Subnet).map(|h| h.address);
+        // The machine network: a DHCPv6 /128 host stands for its /64 (upstream), or no peer
+        // of a /128 worker is ever inside it and every worker takes the ingress VIP.
+        let machine =
+            find_interface(inp.snapshot, vips[0], Lookup::Subnet).map(|h| h.address.host_network());
         let address_of = |p: &Peer| peer_address(p, &vips, machine, src).map(go_text);
         // API backends: masters, sorted by address text (upstream compares strings). A master
         // whose address cannot be resolved yet counts for the guard but is never rendered.

@@ -342,6 +342,55 @@ fn scenario_d_dual_stack_uses_the_same_vrids_per_family() {
     );
 }
 
+/// A DHCPv6 host holds its IPv6 address as /128; the Nodes list their IPv6 addresses only in
+/// the OVN `host-cidrs` annotation. Upstream widens the machine network to /64, so the peers
+/// are found; with the /128 as the network no peer is inside it and every worker would take
+/// the ingress VIP alone.
+#[test]
+fn a_dhcpv6_128_host_finds_its_ipv6_peers_in_the_widened_64() {
+    let s = settings(
+        Role::Worker,
+        &["192.168.111.5", "fd2e:6f44:5dd8:c956::5"],
+        &["192.168.111.4", "fd2e:6f44:5dd8:c956::4"],
+    );
+    let snap = snapshot()
+        .link(5, "br-ex")
+        .addr(5, "192.168.111.23/24")
+        .addr(5, "fd2e:6f44:5dd8:c956::17/128")
+        .build();
+    let mut p = peers(&MASTERS, &WORKERS);
+    for (n, v6) in p.nodes.iter_mut().zip([
+        "fd2e:6f44:5dd8:c956::14",
+        "fd2e:6f44:5dd8:c956::15",
+        "fd2e:6f44:5dd8:c956::16",
+        "fd2e:6f44:5dd8:c956::17",
+        "fd2e:6f44:5dd8:c956::18",
+    ]) {
+        n.ovn_addresses.push(ip(v6));
+    }
+    let inputs = Inputs {
+        settings: &s,
+        snapshot: &snap,
+        node_ipv4: Some(ip("192.168.111.23")),
+        node_ipv6: Some(ip("fd2e:6f44:5dd8:c956::17")),
+        peers: &p,
+        mode: Mode::Unicast,
+        remote_worker: false,
+    };
+    let text = build(&inputs).unwrap().render();
+    let v6 = &text[text.find("vrrp_instance ostest_INGRESS_1").unwrap()..];
+    assert!(
+        v6.starts_with(
+            "vrrp_instance ostest_INGRESS_1 {\n    state BACKUP\n    interface br-ex\n    \
+             virtual_router_id 93\n    priority 20\n    advert_int 1\n    \
+             unicast_src_ip fd2e:6f44:5dd8:c956::17\n    unicast_peer {\n        \
+             fd2e:6f44:5dd8:c956::14\n        fd2e:6f44:5dd8:c956::15\n        \
+             fd2e:6f44:5dd8:c956::16\n        fd2e:6f44:5dd8:c956::18\n    }\n"
+        ),
+        "{text}"
+    );
+}
+
 #[test]
 fn scenario_e_bootstrap_lists_every_master_and_tracks_nothing() {
     let s = settings(Role::Bootstrap, &["192.168.111.5"], &["192.168.111.4"]);

@@ -539,6 +539,16 @@ fn bootstrap_watchdog_stops_keepalived_when_the_local_api_goes_and_starts_it_aga
 /// `check` (`keepalived -t` of the candidate) and `render` of a dual-stack master holding
 /// `addresses`, with the VIP sets in `vips` order; returns the rendered text.
 fn dual_stack_candidate(addresses: &[&str], vips: [(&str, &str); 2]) -> String {
+    let peers: String = [11, 12]
+        .iter()
+        .map(|i| format!("[[node]]\nname = \"m{i}\"\nrole = \"master\"\naddresses = [\"192.0.2.{i}\", \"2001:db8::{i}\"]\n"))
+        .collect();
+    candidate_in_ns(addresses, vips, "master", &peers)
+}
+
+/// `check` (which must pass `keepalived -t`) and `render` for a node of `role` holding
+/// `addresses` on eth0, with the peer list `peers`; the rendered text.
+fn candidate_in_ns(addresses: &[&str], vips: [(&str, &str); 2], role: &str, peers: &str) -> String {
     let dir = scratch_dir("kam-ds").unwrap();
     let d = dir.path();
     let ns = Netns::new("kamds").unwrap();
@@ -550,16 +560,12 @@ fn dual_stack_candidate(addresses: &[&str], vips: [(&str, &str); 2]) -> String {
         let family = if ip.contains(':') { "ipv6" } else { "ipv4" };
         fs::write(d.join("run").join(family), ip).unwrap();
     }
-    let peers: String = [11, 12]
-        .iter()
-        .map(|i| format!("[[node]]\nname = \"m{i}\"\nrole = \"master\"\naddresses = [\"192.0.2.{i}\", \"2001:db8::{i}\"]\n"))
-        .collect();
     fs::write(d.join("peers.toml"), peers).unwrap();
     let config = d.join("config.toml");
     fs::write(
         &config,
         format!(
-            "cluster-name = \"ds\"\nrole = \"master\"\napi-vips = [\"{a0}\", \"{a1}\"]\n\
+            "cluster-name = \"ds\"\nrole = \"{role}\"\napi-vips = [\"{a0}\", \"{a1}\"]\n\
              ingress-vips = [\"{i0}\", \"{i1}\"]\noutput = \"{d}/keepalived.conf\"\nrun-dir = \"{d}/run\"\n\
              keepalived-dir = \"{d}\"\npeer-source = \"file\"\npeers-file = \"{d}/peers.toml\"\n{PASSING_SCRIPTS}",
             a0 = vips[0].0,
@@ -608,6 +614,44 @@ fn dual_stack_candidates_pass_keepalived_t() {
     assert_eq!(
         instances(&text),
         ["ds_API_0", "ds_INGRESS_0", "ds_API_1", "ds_INGRESS_1"],
+        "{text}"
+    );
+}
+
+/// A DHCPv6 host (IPv6 /128) whose peers' IPv6 addresses come only from the OVN annotation:
+/// the machine network is the widened /64, so the worker lists its peers (upstream) instead of
+/// rendering the ingress instance alone.
+#[test]
+fn a_dhcpv6_128_worker_finds_its_ipv6_peers_and_passes_keepalived_t() {
+    if !require_root("a_dhcpv6_128_worker_finds_its_ipv6_peers_and_passes_keepalived_t") {
+        return;
+    }
+    let peers: String = [
+        (11, "master"),
+        (12, "master"),
+        (13, "worker"),
+        (14, "worker"),
+    ]
+    .iter()
+    .map(|(i, role)| {
+        format!(
+            "[[node]]\nname = \"n{i}\"\nrole = \"{role}\"\naddresses = [\"192.0.2.{i}\"]\n\
+                 ovn_addresses = [\"192.0.2.{i}\", \"2001:db8::{i}\"]\n"
+        )
+    })
+    .collect();
+    let text = candidate_in_ns(
+        &["192.0.2.13/24", "2001:db8::13/128"],
+        [V4_VIPS, V6_VIPS],
+        "worker",
+        &peers,
+    );
+    assert_eq!(instances(&text), ["ds_INGRESS_0", "ds_INGRESS_1"], "{text}");
+    assert!(
+        text.contains(
+            "unicast_src_ip 2001:db8::13\n    unicast_peer {\n        2001:db8::11\n        \
+             2001:db8::12\n        2001:db8::14\n    }"
+        ),
         "{text}"
     );
 }

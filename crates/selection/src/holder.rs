@@ -32,14 +32,7 @@ pub fn find_interface(snap: &Snapshot, ip: IpAddr, lookup: Lookup) -> Option<Hol
     snap.link_indices().into_iter().find_map(|index| {
         snap.addresses_on(index)
             .find(|a| {
-                a.ip == ip || {
-                    let widened = if a.ip.is_ipv6() && a.prefix_len == 128 {
-                        64
-                    } else {
-                        a.prefix_len
-                    };
-                    lookup == Lookup::Subnet && Cidr::new(a.ip, widened).contains(ip)
-                }
+                a.ip == ip || (lookup == Lookup::Subnet && a.cidr().host_network().contains(ip))
             })
             .map(|a| Holder {
                 ifindex: index,

@@ -84,6 +84,16 @@ impl Cidr {
         }
     }
 
+    /// The network this address stands for: a DHCPv6 host address (IPv6 /128) stands for its
+    /// /64, as upstream treats it when matching VIPs and peers to the node's network.
+    pub fn host_network(&self) -> Cidr {
+        if self.ip.is_ipv6() && self.prefix_len == 128 {
+            Cidr::new(self.ip, 64)
+        } else {
+            *self
+        }
+    }
+
     /// Go's `IPNet.Contains` on a network built from this address and mask.
     ///
     /// Both sides are reduced to 4 bytes when they are IPv4 or IPv4-mapped; a 16-byte mask on a

@@ -289,22 +289,30 @@ pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
             }
         }
     }
-    // OpenStack dual stack: both families fail over together, tracked once per group.
-    if s.platform == "OpenStack" && count > 1 && s.role == Role::Master {
+    // OpenStack dual stack (MCO's master and worker templates; not the arbiter's): both
+    // families fail over together, tracked once per group. A group of one instance (a family
+    // missing here, or this node in only one family's peer list) is not rendered: keepalived
+    // 2.2.7 rejects it ("has only 1 virtual router(s)"), and the instance keeps its own checks.
+    if s.platform == "OpenStack" && count > 1 && matches!(s.role, Role::Master | Role::Worker) {
         for (group, names, checks) in [
             ("VG_API", &api_names, API_CHECKS),
             ("VG_INGRESS", &ingress_names, INGRESS_CHECKS),
         ] {
-            if !names.is_empty() {
-                conf.sync_groups.push(SyncGroup {
-                    name: group.into(),
-                    instances: names.clone(),
-                    track_scripts: checks.map(String::from).to_vec(),
-                });
+            if names.len() < 2 {
+                continue;
             }
-        }
-        for i in &mut conf.instances {
-            i.track_scripts.clear();
+            conf.sync_groups.push(SyncGroup {
+                name: group.into(),
+                instances: names.clone(),
+                track_scripts: checks.map(String::from).to_vec(),
+            });
+            for i in conf
+                .instances
+                .iter_mut()
+                .filter(|i| names.contains(&i.name))
+            {
+                i.track_scripts.clear();
+            }
         }
     }
     let used: Vec<&String> = conf

@@ -391,6 +391,67 @@ fn a_dhcpv6_128_host_finds_its_ipv6_peers_in_the_widened_64() {
     );
 }
 
+/// OpenStack dual stack: workers get `VG_INGRESS` as masters do (MCO's worker template), and
+/// a group that would hold a single instance is left out, its instance keeping its checks.
+#[test]
+fn openstack_sync_groups_for_workers_and_never_of_one_instance() {
+    let mut s = settings(
+        Role::Worker,
+        &["192.168.111.5", "fd2e:6f44:5dd8:c956::5"],
+        &["192.168.111.4", "fd2e:6f44:5dd8:c956::4"],
+    );
+    s.platform = "OpenStack".into();
+    let mut p = peers(&MASTERS, &WORKERS);
+    for (n, v6) in p.nodes.iter_mut().zip(14..) {
+        n.addresses.push(ip(&format!("fd2e:6f44:5dd8:c956::{v6}")));
+    }
+    let snap = |v6: bool| {
+        let b = snapshot().link(5, "br-ex").addr(5, "192.168.111.23/24");
+        if v6 {
+            b.addr(5, "fd2e:6f44:5dd8:c956::17/64")
+        } else {
+            b
+        }
+        .build()
+    };
+    let both = snap(true);
+    let inputs = Inputs {
+        settings: &s,
+        snapshot: &both,
+        node_ipv4: Some(ip("192.168.111.23")),
+        node_ipv6: Some(ip("fd2e:6f44:5dd8:c956::17")),
+        peers: &p,
+        mode: Mode::Unicast,
+        remote_worker: false,
+    };
+    let text = build(&inputs).unwrap().render();
+    assert!(
+        text.contains(
+            "vrrp_sync_group VG_INGRESS {\n    group {\n        ostest_INGRESS_0\n        \
+             ostest_INGRESS_1\n    }\n    track_script {\n        chk_ingress\n        \
+             chk_ingress_ready\n        chk_default_ingress\n    }\n}\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("VG_API"), "{text}");
+    assert_eq!(text.matches("    track_script {").count(), 1, "{text}");
+    // No IPv6 address yet: one ingress instance, no group, its own checks.
+    let v4_only = snap(false);
+    let text = build(&Inputs {
+        snapshot: &v4_only,
+        node_ipv6: None,
+        ..inputs
+    })
+    .unwrap()
+    .render();
+    assert!(!text.contains("vrrp_sync_group"), "{text}");
+    let instance = &text[text.find("vrrp_instance ostest_INGRESS_0").unwrap()..];
+    assert!(
+        instance.contains("    track_script {\n        chk_ingress\n"),
+        "{text}"
+    );
+}
+
 #[test]
 fn scenario_e_bootstrap_lists_every_master_and_tracks_nothing() {
     let s = settings(Role::Bootstrap, &["192.168.111.5"], &["192.168.111.4"]);

@@ -543,12 +543,18 @@ fn dual_stack_candidate(addresses: &[&str], vips: [(&str, &str); 2]) -> String {
         .iter()
         .map(|i| format!("[[node]]\nname = \"m{i}\"\nrole = \"master\"\naddresses = [\"192.0.2.{i}\", \"2001:db8::{i}\"]\n"))
         .collect();
-    candidate_in_ns(addresses, vips, "master", &peers)
+    candidate_in_ns(addresses, vips, "master", &peers, "")
 }
 
 /// `check` (which must pass `keepalived -t`) and `render` for a node of `role` holding
-/// `addresses` on eth0, with the peer list `peers`; the rendered text.
-fn candidate_in_ns(addresses: &[&str], vips: [(&str, &str); 2], role: &str, peers: &str) -> String {
+/// `addresses` on eth0, with the peer list `peers` and `extra` settings; the rendered text.
+fn candidate_in_ns(
+    addresses: &[&str],
+    vips: [(&str, &str); 2],
+    role: &str,
+    peers: &str,
+    extra: &str,
+) -> String {
     let dir = scratch_dir("kam-ds").unwrap();
     let d = dir.path();
     let ns = Netns::new("kamds").unwrap();
@@ -567,7 +573,7 @@ fn candidate_in_ns(addresses: &[&str], vips: [(&str, &str); 2], role: &str, peer
         format!(
             "cluster-name = \"ds\"\nrole = \"{role}\"\napi-vips = [\"{a0}\", \"{a1}\"]\n\
              ingress-vips = [\"{i0}\", \"{i1}\"]\noutput = \"{d}/keepalived.conf\"\nrun-dir = \"{d}/run\"\n\
-             keepalived-dir = \"{d}\"\npeer-source = \"file\"\npeers-file = \"{d}/peers.toml\"\n{PASSING_SCRIPTS}",
+             keepalived-dir = \"{d}\"\npeer-source = \"file\"\npeers-file = \"{d}/peers.toml\"\n{extra}\n{PASSING_SCRIPTS}",
             a0 = vips[0].0,
             i0 = vips[0].1,
             a1 = vips[1].0,
@@ -645,6 +651,7 @@ fn a_dhcpv6_128_worker_finds_its_ipv6_peers_and_passes_keepalived_t() {
         [V4_VIPS, V6_VIPS],
         "worker",
         &peers,
+        "",
     );
     assert_eq!(instances(&text), ["ds_INGRESS_0", "ds_INGRESS_1"], "{text}");
     assert!(
@@ -654,6 +661,48 @@ fn a_dhcpv6_128_worker_finds_its_ipv6_peers_and_passes_keepalived_t() {
         ),
         "{text}"
     );
+}
+
+/// OpenStack dual stack: a worker's `VG_INGRESS` group, and a node with one family (a group
+/// of one would be rejected by keepalived: none is rendered), both through `keepalived -t`.
+#[test]
+fn openstack_sync_groups_pass_keepalived_t() {
+    if !require_root("openstack_sync_groups_pass_keepalived_t") {
+        return;
+    }
+    let peers: String = [
+        (11, "master"),
+        (12, "master"),
+        (13, "worker"),
+        (14, "worker"),
+    ]
+    .iter()
+    .map(|(i, role)| {
+        format!(
+            "[[node]]\nname = \"n{i}\"\nrole = \"{role}\"\n\
+                 addresses = [\"192.0.2.{i}\", \"2001:db8::{i}\"]\n"
+        )
+    })
+    .collect();
+    let openstack = "platform = \"OpenStack\"";
+    let both = ["192.0.2.13/24", "2001:db8::13/64"];
+    let text = candidate_in_ns(&both, [V4_VIPS, V6_VIPS], "worker", &peers, openstack);
+    assert!(
+        text.contains("vrrp_sync_group VG_INGRESS {\n    group {\n        ds_INGRESS_0\n        ds_INGRESS_1\n"),
+        "{text}"
+    );
+    let text = candidate_in_ns(&both[..1], [V4_VIPS, V6_VIPS], "worker", &peers, openstack);
+    assert_eq!(instances(&text), ["ds_INGRESS_0"], "{text}");
+    assert!(!text.contains("vrrp_sync_group"), "{text}");
+    let text = candidate_in_ns(
+        &["192.0.2.11/24"],
+        [V4_VIPS, V6_VIPS],
+        "master",
+        &peers,
+        openstack,
+    );
+    assert_eq!(instances(&text), ["ds_API_0", "ds_INGRESS_0"], "{text}");
+    assert!(!text.contains("vrrp_sync_group"), "{text}");
 }
 
 #[test]

@@ -112,6 +112,8 @@ fn render_time(
                 ovn_addresses: vec![],
                 kubelet_version: Some("v1.34.1".into()),
                 mco_state: None,
+                mco_current_config: None,
+                mco_desired_config: None,
             })
             .collect(),
     };

@@ -38,6 +38,8 @@ fn peers(masters: &[&str], workers: &[&str]) -> Peers {
         ovn_addresses: vec![],
         kubelet_version: None,
         mco_state: None,
+        mco_current_config: None,
+        mco_desired_config: None,
     };
     Peers {
         nodes: masters
@@ -555,6 +557,8 @@ fn peer(addresses: &[&str], ovn: &[&str]) -> Peer {
         ovn_addresses: ovn.iter().map(|s| ip(s)).collect(),
         kubelet_version: Some("v1.34.1".into()),
         mco_state: Some("Done".into()),
+        mco_current_config: None,
+        mco_desired_config: None,
     }
 }
 
@@ -628,6 +632,16 @@ fn upgrade_is_running_while_versions_or_mco_states_differ() {
     let mut m = done.clone();
     m.nodes[0].mco_state = Some("Working".into());
     assert!(m.upgrade_running());
+    // The seed rule: MCO still rolling a configuration out, or a node it has not annotated.
+    let mut c = done.clone();
+    c.nodes[1].mco_current_config = Some("rendered-master-1".into());
+    c.nodes[1].mco_desired_config = Some("rendered-master-2".into());
+    assert!(c.upgrade_running());
+    c.nodes[1].mco_current_config = Some("rendered-master-2".into());
+    assert!(!c.upgrade_running());
+    let mut n = done.clone();
+    n.nodes[0].mco_state = Some(String::new());
+    assert!(n.upgrade_running());
     assert!(
         !Peers::default().upgrade_running(),
         "an empty list counts as not running, as upstream"

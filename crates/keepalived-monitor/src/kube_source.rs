@@ -22,6 +22,8 @@ use crate::settings::Role;
 const MASTER_LABEL: &str = "node-role.kubernetes.io/master";
 const ARBITER_LABEL: &str = "node-role.kubernetes.io/arbiter";
 const MCO_STATE: &str = "machineconfiguration.openshift.io/state";
+const MCO_CURRENT: &str = "machineconfiguration.openshift.io/currentConfig";
+const MCO_DESIRED: &str = "machineconfiguration.openshift.io/desiredConfig";
 
 /// A Node as a peer: InternalIPs in order, the OVN annotation addresses, the role by label.
 pub fn peer_of(node: &Node) -> Peer {
@@ -61,7 +63,10 @@ pub fn peer_of(node: &Node) -> Peer {
         addresses,
         ovn_addresses,
         kubelet_version: status.node_info.map(|i| i.kubelet_version),
-        mco_state: annotations.get(MCO_STATE).cloned(),
+        // Every Node is MCO's: one it has not annotated yet (just joined) is not `Done`.
+        mco_state: Some(annotations.get(MCO_STATE).cloned().unwrap_or_default()),
+        mco_current_config: annotations.get(MCO_CURRENT).cloned(),
+        mco_desired_config: annotations.get(MCO_DESIRED).cloned(),
     }
     .canonicalize()
 }
@@ -206,4 +211,43 @@ async fn client(path: &Path) -> anyhow::Result<Client> {
     config.read_timeout = Some(std::time::Duration::from_secs(300));
     config.connect_timeout = Some(std::time::Duration::from_secs(30));
     Ok(Client::try_from(config)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(json: serde_json::Value) -> Node {
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn a_node_mco_has_not_annotated_counts_as_an_upgrade() {
+        let annotated = node(serde_json::json!({
+            "metadata": {"name": "m0", "labels": {MASTER_LABEL: ""}, "annotations": {
+                MCO_STATE: "Done", MCO_CURRENT: "rendered-master-2", MCO_DESIRED: "rendered-master-2",
+                "k8s.ovn.org/host-cidrs": "[\"192.0.2.10/24\",\"2001:db8::10/128\"]"}},
+            "status": {"addresses": [{"type": "InternalIP", "address": "192.0.2.10"},
+                                     {"type": "Hostname", "address": "m0"}],
+                       "nodeInfo": {"kubeletVersion": "v1.34.1", "architecture": "", "bootID": "",
+                        "containerRuntimeVersion": "", "kernelVersion": "", "kubeProxyVersion": "",
+                        "machineID": "", "operatingSystem": "", "osImage": "", "systemUUID": ""}}
+        }));
+        let p = peer_of(&annotated);
+        assert_eq!(p.role, Role::Master);
+        assert_eq!(p.addresses, ["192.0.2.10".parse::<IpAddr>().unwrap()]);
+        assert_eq!(p.ovn_addresses.len(), 2);
+        assert_eq!(p.mco_state.as_deref(), Some("Done"));
+        assert_eq!(p.mco_current_config, p.mco_desired_config);
+        let fresh = node(serde_json::json!({"metadata": {"name": "w9"}}));
+        let q = peer_of(&fresh);
+        assert_eq!(q.role, Role::Worker);
+        assert_eq!(q.mco_state.as_deref(), Some(""));
+        let mut both = Peers {
+            nodes: vec![p.clone(), q],
+        };
+        both.nodes[1].kubelet_version = p.kubelet_version.clone();
+        assert!(both.upgrade_running(), "a node without MCO state");
+        assert!(!Peers { nodes: vec![p] }.upgrade_running());
+    }
 }

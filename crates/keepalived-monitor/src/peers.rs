@@ -19,11 +19,17 @@ pub struct Peer {
     /// OVN-Kubernetes' `k8s.ovn.org/host-cidrs` (else `host-addresses`) addresses.
     #[serde(default)]
     pub ovn_addresses: Vec<IpAddr>,
-    /// `status.nodeInfo.kubeletVersion` and the MCO `state` annotation (upgrade detection).
+    /// `status.nodeInfo.kubeletVersion` and the MCO `state`, `currentConfig` and
+    /// `desiredConfig` annotations (upgrade detection). A Node MCO has not annotated yet has
+    /// state `""`; a peer-list node without them is not managed by MCO.
     #[serde(default)]
     pub kubelet_version: Option<String>,
     #[serde(default)]
     pub mco_state: Option<String>,
+    #[serde(default)]
+    pub mco_current_config: Option<String>,
+    #[serde(default)]
+    pub mco_desired_config: Option<String>,
 }
 
 impl Peer {
@@ -39,12 +45,17 @@ impl Peer {
 }
 
 impl Peers {
-    /// Upstream's `IsUpgradeStillRunning`: kubelet versions differ, or a node's MCO state is not
-    /// `Done`. An empty list counts as "not running" (as upstream).
+    /// Upstream's `IsUpgradeStillRunning` (kubelet versions differ, or a node's MCO state is
+    /// not `Done`), and also while a node has no MCO state yet or its `currentConfig` is not its
+    /// `desiredConfig`: MCO is still rolling a configuration out (a mode switch in the middle of
+    /// it could split the cluster between modes). An empty list counts as "not running" (as
+    /// upstream).
     pub fn upgrade_running(&self) -> bool {
         let first = self.nodes.first().map(|n| &n.kubelet_version);
         self.nodes.iter().any(|n| {
-            Some(&n.kubelet_version) != first || n.mco_state.as_deref().is_some_and(|s| s != "Done")
+            Some(&n.kubelet_version) != first
+                || n.mco_state.as_deref().is_some_and(|s| s != "Done")
+                || n.mco_current_config != n.mco_desired_config
         })
     }
 }

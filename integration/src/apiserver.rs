@@ -1,7 +1,12 @@
 //! A local Kubernetes API server stand-in over HTTPS: it serves a recorded Node list and a watch
 //! stream whose events the test sends, enough for a `kube` client's list-then-watch. Listens on
-//! 127.0.0.1 with a self-signed certificate written into a kubeconfig. `/readyz` answers 200
-//! or, after [`FakeApiServer::set_ready`]`(false)`, 503 (a bootstrap apiserver going away).
+//! 127.0.0.1 with a self-signed serving certificate. Clients authenticate as kubelet does: with
+//! a client certificate from the server's client CA, kept in `pki/kubelet-client-current.pem`
+//! (certificate and key in one file, a symlink kubelet swaps on rotation) that the written
+//! kubeconfig names; any other certificate, or none, gets 401 (as kube-apiserver answers an
+//! expired one). [`FakeApiServer::rotate_client_certificate`] does what kubelet's rotation and the
+//! old certificate's expiry do. `/readyz` answers 200 or, after
+//! [`FakeApiServer::set_ready`]`(false)`, 503 (a bootstrap apiserver going away).
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -23,15 +28,43 @@ struct State {
     nodes: Vec<Value>,
     resource_version: u64,
     ready: bool,
+    /// The client certificate (DER) requests must present.
+    accepted_client: Vec<u8>,
 }
 
 /// The server; stops with its runtime on drop.
 pub struct FakeApiServer {
     addr: SocketAddr,
     kubeconfig: PathBuf,
+    pki: PathBuf,
+    client_ca: rcgen::CertifiedIssuer<'static, rcgen::KeyPair>,
+    rotations: u32,
     state: Arc<Mutex<State>>,
     events: broadcast::Sender<String>,
     _runtime: tokio::runtime::Runtime,
+}
+
+/// Sent on the event channel: every open watch ends (its connection closes).
+const CLOSE_WATCHES: &str = "close";
+
+/// A client certificate from `ca` (certificate and key in one PEM, as kubelet keeps them) and
+/// the certificate's DER.
+fn client_certificate(
+    ca: &rcgen::CertifiedIssuer<'static, rcgen::KeyPair>,
+    name: &str,
+) -> Result<(String, Vec<u8>), String> {
+    let mut params =
+        rcgen::CertificateParams::new(Vec::<String>::new()).map_err(|e| e.to_string())?;
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, format!("system:node:{name}"));
+    params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+    let key = rcgen::KeyPair::generate().map_err(|e| e.to_string())?;
+    let cert = params.signed_by(&key, ca).map_err(|e| e.to_string())?;
+    Ok((
+        format!("{}{}", cert.pem(), key.serialize_pem()),
+        cert.der().to_vec(),
+    ))
 }
 
 /// A Node object with InternalIPs, optional OVN host-cidrs and a master label.
@@ -80,16 +113,58 @@ impl FakeApiServer {
         nodes: Vec<Value>,
         listener: std::net::TcpListener,
     ) -> Result<FakeApiServer, String> {
-        let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".into(), "localhost".into()])
-            .map_err(|e| e.to_string())?;
+        let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+        Self::start_as(dir, nodes, listener, &format!("127.0.0.1:{port}"))
+    }
+
+    /// As [`FakeApiServer::start_on`], with `server` (`host:port`) as the kubeconfig's server
+    /// (api-int's name or address, say, while the server listens elsewhere); the serving
+    /// certificate is valid for its host too.
+    pub fn start_as(
+        dir: &Path,
+        nodes: Vec<Value>,
+        listener: std::net::TcpListener,
+        server: &str,
+    ) -> Result<FakeApiServer, String> {
+        let host = server.rsplit_once(':').map_or(server, |(h, _)| h);
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let cert = rcgen::generate_simple_self_signed(vec![
+            "127.0.0.1".into(),
+            "localhost".into(),
+            host.to_owned(),
+        ])
+        .map_err(|e| e.to_string())?;
         let cert_pem = cert.cert.pem();
         let key_der = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der())
             .map_err(|e| e.to_string())?;
+        // The client CA and kubelet's first client certificate.
+        let mut ca_params =
+            rcgen::CertificateParams::new(Vec::<String>::new()).map_err(|e| e.to_string())?;
+        ca_params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "kube-csr-signer (test)");
+        ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let ca_key = rcgen::KeyPair::generate().map_err(|e| e.to_string())?;
+        let client_ca =
+            rcgen::CertifiedIssuer::self_signed(ca_params, ca_key).map_err(|e| e.to_string())?;
+        let (client_pem, client_der) = client_certificate(&client_ca, "node")?;
+        let mut roots = rustls::RootCertStore::empty();
+        roots
+            .add(client_ca.der().clone())
+            .map_err(|e| e.to_string())?;
         let provider = Arc::new(rustls::crypto::ring::default_provider());
+        // Optional client certificates, as kube-apiserver: a request without one is anonymous.
+        let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+            Arc::new(roots),
+            provider.clone(),
+        )
+        .allow_unauthenticated()
+        .build()
+        .map_err(|e| e.to_string())?;
         let tls = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .map_err(|e| e.to_string())?
-            .with_no_client_auth()
+            .with_client_cert_verifier(verifier)
             .with_single_cert(vec![cert.cert.der().clone()], key_der)
             .map_err(|e| e.to_string())?;
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
@@ -108,6 +183,7 @@ impl FakeApiServer {
             nodes,
             resource_version: 1,
             ready: true,
+            accepted_client: client_der,
         }));
         let (events, _) = broadcast::channel(1024);
         let (st, ev) = (state.clone(), events.clone());
@@ -116,28 +192,68 @@ impl FakeApiServer {
                 let (acceptor, st, ev) = (acceptor.clone(), st.clone(), ev.clone());
                 tokio::spawn(async move {
                     if let Ok(tls) = acceptor.accept(tcp).await {
-                        let _ = serve(tls, st, ev).await;
+                        let client = tls
+                            .get_ref()
+                            .1
+                            .peer_certificates()
+                            .and_then(|c| c.first())
+                            .map(|c| c.to_vec());
+                        let _ = serve(tls, client, st, ev).await;
                     }
                 });
             }
         });
-        let kubeconfig = dir.join("kubeconfig");
-        let ca = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, cert_pem);
-        let mut f = std::fs::File::create(&kubeconfig).map_err(|e| e.to_string())?;
-        write!(
-            f,
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:{}\n    certificate-authority-data: {ca}\n\
-             users:\n- name: u\n  user:\n    token: test-token\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\ncurrent-context: x\n",
-            addr.port()
-        )
-        .map_err(|e| e.to_string())?;
-        Ok(FakeApiServer {
+        let pki = dir.join("pki");
+        let mut api = FakeApiServer {
             addr,
-            kubeconfig,
+            kubeconfig: dir.join("kubeconfig"),
+            pki,
+            client_ca,
+            rotations: 0,
             state,
             events,
             _runtime: runtime,
-        })
+        };
+        api.install_client_certificate(&client_pem)?;
+        let current = api.pki.join("kubelet-client-current.pem");
+        let ca = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, cert_pem);
+        let mut f = std::fs::File::create(&api.kubeconfig).map_err(|e| e.to_string())?;
+        write!(
+            f,
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://{server}\n    certificate-authority-data: {ca}\n\
+             users:\n- name: u\n  user:\n    client-certificate: {cur}\n    client-key: {cur}\n\
+             contexts:\n- name: x\n  context:\n    cluster: c\n    user: u\ncurrent-context: x\n",
+            cur = current.display()
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(api)
+    }
+
+    /// Writes `pem` as kubelet does: a new `kubelet-client-<n>.pem`, then the
+    /// `kubelet-client-current.pem` symlink swapped to it by rename.
+    pub fn install_client_certificate(&mut self, pem: &str) -> Result<(), String> {
+        self.rotations += 1;
+        std::fs::create_dir_all(&self.pki).map_err(|e| e.to_string())?;
+        let file = self
+            .pki
+            .join(format!("kubelet-client-{}.pem", self.rotations));
+        std::fs::write(&file, pem).map_err(|e| e.to_string())?;
+        let tmp = self.pki.join(".kubelet-client-current.pem.tmp");
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(&file, &tmp).map_err(|e| e.to_string())?;
+        std::fs::rename(&tmp, self.pki.join("kubelet-client-current.pem"))
+            .map_err(|e| e.to_string())
+    }
+
+    /// The API server's side of a client certificate rotation once the old certificate expired:
+    /// a new certificate is issued and from now on only it is accepted (the old one gets 401),
+    /// and open watches end. Returns the new certificate and key (one PEM) for the test to
+    /// [`FakeApiServer::install_client_certificate`], as kubelet would.
+    pub fn rotate_client_certificate(&mut self) -> Result<String, String> {
+        let (pem, der) = client_certificate(&self.client_ca, "node")?;
+        self.state.lock().unwrap().accepted_client = der;
+        let _ = self.events.send(CLOSE_WATCHES.into());
+        Ok(pem)
     }
 
     pub fn kubeconfig(&self) -> &Path {
@@ -175,8 +291,10 @@ impl FakeApiServer {
     }
 }
 
+/// Serves one connection whose client presented `client` (a certificate's DER), if any.
 async fn serve<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
     stream: S,
+    client: Option<Vec<u8>>,
     state: Arc<Mutex<State>>,
     events: broadcast::Sender<String>,
 ) -> std::io::Result<()> {
@@ -203,6 +321,15 @@ async fn serve<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
             respond(&mut stream, status, "text/plain", body).await?;
             continue;
         }
+        // Checked per request, as kube-apiserver does: a rotation refuses kept-alive
+        // connections' next requests too.
+        let authenticated =
+            client.as_deref() == Some(state.lock().unwrap().accepted_client.as_slice());
+        if !authenticated {
+            let body = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}"#;
+            respond(&mut stream, "401 Unauthorized", "application/json", body).await?;
+            continue;
+        }
         if !path.starts_with("/api/v1/nodes") {
             let body = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","code":404}"#;
             respond(&mut stream, "404 Not Found", "application/json", body).await?;
@@ -213,6 +340,9 @@ async fn serve<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
             stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n").await?;
             stream.flush().await?;
             while let Ok(line) = rx.recv().await {
+                if line == CLOSE_WATCHES {
+                    break;
+                }
                 let chunk = format!("{line}\n");
                 stream
                     .write_all(format!("{:x}\r\n{chunk}\r\n", chunk.len()).as_bytes())

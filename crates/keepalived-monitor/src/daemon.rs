@@ -33,7 +33,9 @@ impl Peers {
     pub fn start(s: &Settings, changed: tokio::sync::mpsc::UnboundedSender<()>) -> Peers {
         match &s.peers {
             PeerSource::File(p) => Peers::File(p.clone()),
-            PeerSource::Kubernetes(k) => Peers::Kubernetes(NodeCache::spawn(k, changed)),
+            PeerSource::Kubernetes(k) => {
+                Peers::Kubernetes(NodeCache::spawn(k, s.api_port, changed))
+            }
         }
     }
 

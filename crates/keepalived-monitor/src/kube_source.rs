@@ -1,5 +1,7 @@
 //! Peer source `kubernetes`: one watch on Node objects through the kubelet's kubeconfig (list,
-//! then watch; re-listed with back-off after failures), kept as an ordered cache.
+//! then watch; re-listed with back-off after failures), kept as an ordered cache. The client is
+//! rebuilt when its credentials change or are refused, and moves between the kubeconfig's
+//! server and the local API server when one keeps failing ([`crate::kube_client`]).
 //!
 //! As upstream's node cache (OCPBUGS-42805): an update keeps the node's position, a new node is
 //! appended, a deletion removes it; while the API is unreachable the last complete list stays,
@@ -14,7 +16,10 @@ use futures_util::StreamExt;
 use k8s_openapi::api::core::v1::Node;
 use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
-use kube::{Api, Client, Config};
+use kube::{Api, Client};
+use selection::service::{DirWatcher, Wake};
+
+use crate::kube_client::{Endpoint, client, credential_files, unauthorized};
 
 use crate::peers::{Peer, Peers};
 use crate::settings::Role;
@@ -164,54 +169,125 @@ impl NodeCache {
         }
     }
 
-    /// Starts the watch with the kubeconfig at `path`; `changed` gets a message after every
-    /// change to the cache.
-    pub fn spawn(path: &Path, changed: tokio::sync::mpsc::UnboundedSender<()>) -> NodeCache {
+    /// Starts the watch with the kubeconfig at `path` (falling back to the local API server on
+    /// `api_port`); `changed` gets a message after every change to the cache.
+    pub fn spawn(
+        path: &Path,
+        api_port: u16,
+        changed: tokio::sync::mpsc::UnboundedSender<()>,
+    ) -> NodeCache {
         let cache = NodeCache::default();
         let (c, path) = (cache.clone(), path.to_owned());
         tokio::spawn(async move {
-            let mut delay = std::time::Duration::from_secs(1);
+            let mut delay = FIRST_RETRY;
+            let mut endpoint = Endpoint::Kubeconfig;
             loop {
-                match client(&path).await {
-                    Ok(client) => {
-                        let stream =
-                            watcher::watcher(Api::<Node>::all(client), watcher::Config::default())
-                                .default_backoff();
-                        let mut stream = std::pin::pin!(stream);
-                        while let Some(ev) = stream.next().await {
-                            match ev {
-                                Ok(ev) => {
-                                    if c.apply(ev) {
-                                        let _ = changed.send(());
-                                    }
-                                }
-                                Err(e) => {
-                                    tracing::warn!("node watch: {e}; keeping the last known nodes")
-                                }
-                            }
+                // Watched before the client reads them, so no rotation slips in between.
+                let files = credential_files(&path);
+                let stop = match (DirWatcher::new(files), client(&path, endpoint).await) {
+                    (Ok((mut watcher, mut wakes)), Ok(client)) => {
+                        watcher.rewatch(None);
+                        let (stop, worked) = c.follow(client, &changed, &mut wakes).await;
+                        if worked {
+                            delay = FIRST_RETRY;
                         }
+                        stop
                     }
-                    Err(e) => tracing::warn!(
+                    (Err(e), _) => Stop::Failing(format!("cannot watch the credential files: {e}")),
+                    (_, Err(e)) => Stop::Failing(format!(
                         "cannot build a Kubernetes client from {}: {e}",
                         path.display()
+                    )),
+                };
+                match stop {
+                    Stop::CredentialsChanged => {
+                        tracing::info!(
+                            "{} or a file it names changed: rebuilding the Kubernetes client",
+                            path.display()
+                        );
+                        delay = FIRST_RETRY;
+                        // Let a rotation's writes settle (kubelet writes, then swaps a link).
+                        tokio::time::sleep(FIRST_RETRY).await;
+                        continue;
+                    }
+                    Stop::Unauthorized => tracing::warn!(
+                        "the API server refused the credentials of {} (401): rebuilding the \
+                         client from it in {delay:?}",
+                        path.display()
                     ),
+                    Stop::Failing(e) => {
+                        let next = endpoint.other(api_port);
+                        tracing::warn!(
+                            "{e} (via {endpoint:?}); keeping the last known nodes, trying {next:?} \
+                             in {delay:?}"
+                        );
+                        endpoint = next;
+                    }
                 }
                 tokio::time::sleep(delay).await;
-                delay = (delay * 2).min(std::time::Duration::from_secs(30));
+                delay = (delay * 2).min(MAX_RETRY);
             }
         });
         cache
     }
+
+    /// Lists then watches Nodes with `client` into the cache until the credentials change, are
+    /// refused, or the endpoint keeps failing; and whether any event came through.
+    async fn follow(
+        &self,
+        client: Client,
+        changed: &tokio::sync::mpsc::UnboundedSender<()>,
+        credentials: &mut tokio::sync::mpsc::UnboundedReceiver<Wake>,
+    ) -> (Stop, bool) {
+        let stream = watcher::watcher(Api::<Node>::all(client), watcher::Config::default())
+            .default_backoff();
+        let mut stream = std::pin::pin!(stream);
+        let (mut failures, mut worked) = (0, false);
+        let stop = loop {
+            tokio::select! {
+                w = credentials.recv() => break match w {
+                    Some(_) => Stop::CredentialsChanged,
+                    None => Stop::Failing("the credential file watch stopped".into()),
+                },
+                ev = stream.next() => match ev {
+                    None => break Stop::Failing("the node watch ended".into()),
+                    Some(Ok(ev)) => {
+                        // `Init` starts every (re)list attempt, failing ones included.
+                        if !matches!(ev, Event::Init) {
+                            (failures, worked) = (0, true);
+                        }
+                        if self.apply(ev) {
+                            let _ = changed.send(());
+                        }
+                    }
+                    Some(Err(e)) if unauthorized(&e) => break Stop::Unauthorized,
+                    Some(Err(e)) => {
+                        failures += 1;
+                        if failures >= ENDPOINT_FAILURES {
+                            break Stop::Failing(format!("node watch: {e}"));
+                        }
+                        tracing::warn!("node watch: {e}; keeping the last known nodes");
+                    }
+                }
+            }
+        };
+        (stop, worked)
+    }
 }
 
-async fn client(path: &Path) -> anyhow::Result<Client> {
-    let kubeconfig = kube::config::Kubeconfig::read_from(path)?;
-    let mut config = Config::from_custom_kubeconfig(kubeconfig, &Default::default()).await?;
-    // Upstream's API client timeout (OCPBUGS-2994); watches set their own.
-    config.read_timeout = Some(std::time::Duration::from_secs(300));
-    config.connect_timeout = Some(std::time::Duration::from_secs(30));
-    Ok(Client::try_from(config)?)
+/// Why a client's watch ended.
+enum Stop {
+    CredentialsChanged,
+    Unauthorized,
+    Failing(String),
 }
+
+/// Back-off between client rebuilds.
+const FIRST_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
+const MAX_RETRY: std::time::Duration = std::time::Duration::from_secs(30);
+/// Consecutive failures (the watcher's own back-off between them) before the other endpoint
+/// is tried.
+const ENDPOINT_FAILURES: u32 = 3;
 
 #[cfg(test)]
 mod tests {

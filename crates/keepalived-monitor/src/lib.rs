@@ -9,6 +9,7 @@ pub mod check_scripts;
 pub mod cli;
 pub mod daemon;
 pub mod debounce;
+pub mod kube_client;
 pub mod kube_source;
 pub mod liveness;
 pub mod migration;

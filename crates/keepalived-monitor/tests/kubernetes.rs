@@ -202,3 +202,116 @@ fn the_bootstrap_renders_at_once_before_its_api_answers() {
         fs::read_to_string(dir.path().join("monitor.log")).unwrap_or_default()
     );
 }
+
+/// kubelet rotates its client certificate; once the old one has expired the API server answers
+/// 401 to it. The monitor must rebuild its client from the new certificate on disk and resume
+/// its watch: otherwise its peers freeze for good about 30 days after install.
+#[test]
+fn a_rotated_client_certificate_is_picked_up_and_the_watch_resumes() {
+    if !require_root("a_rotated_client_certificate_is_picked_up_and_the_watch_resumes") {
+        return;
+    }
+    let dir = scratch_dir("kam-rot").unwrap();
+    let ns = node_ns("kamr", "192.0.2.11/24");
+    let nodes = vec![
+        node("master-0", true, &["192.0.2.11"], &[]),
+        node("master-1", true, &["192.0.2.12"], &[]),
+        node("master-2", true, &["192.0.2.13"], &[]),
+    ];
+    let d = dir.path().to_owned();
+    let mut server = ns
+        .run_in(move || FakeApiServer::start(&d, nodes))
+        .unwrap()
+        .unwrap();
+    let (cfg, out) = node_config(
+        dir.path(),
+        "192.0.2.11",
+        "master",
+        server.kubeconfig(),
+        "reload = \"pidfile\"\npid-file = \"{dir}/none.pid\"",
+    );
+    let mut daemon = run(&ns, &cfg, &dir.path().join("monitor.log"));
+    let conf = || fs::read_to_string(&out).unwrap_or_default();
+    let monitor_log = || fs::read_to_string(dir.path().join("monitor.log")).unwrap_or_default();
+    assert!(
+        wait_for(Duration::from_secs(10), || conf().contains("192.0.2.13")),
+        "{}",
+        monitor_log()
+    );
+    // The old certificate expired: 401 from now on, the open watch ends. kubelet has not
+    // written the new one yet.
+    let pem = server.rotate_client_certificate().unwrap();
+    assert!(
+        wait_for(Duration::from_secs(10), || monitor_log()
+            .contains("refused the credentials")),
+        "{}",
+        monitor_log()
+    );
+    server.install_client_certificate(&pem).unwrap();
+    server.send(Event {
+        kind: "ADDED",
+        node: node("worker-0", false, &["192.0.2.14"], &[]),
+    });
+    assert!(
+        wait_for(Duration::from_secs(15), || conf().contains("192.0.2.14")),
+        "the watch did not resume with the new certificate:\n{}",
+        monitor_log()
+    );
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+}
+
+/// api-int (the kubeconfig's server, behind the API VIP) does not answer: as upstream, the
+/// monitor asks the local API server on `https://localhost:<api-port>` with the same
+/// credentials, verifying its certificate for api-int's name.
+#[test]
+fn the_local_api_server_answers_when_api_int_does_not() {
+    if !require_root("the_local_api_server_answers_when_api_int_does_not") {
+        return;
+    }
+    let dir = scratch_dir("kam-local").unwrap();
+    // No route to 203.0.113.0/24 in the node: api-int's address is unreachable.
+    let ns = node_ns("kaml", "192.0.2.11/24");
+    let nodes = vec![
+        node("master-0", true, &["192.0.2.11"], &[]),
+        node("master-1", true, &["192.0.2.12"], &[]),
+    ];
+    let listener = ns
+        .run_in(|| std::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap()
+        .unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let d = dir.path().to_owned();
+    let server = ns
+        .run_in(move || {
+            FakeApiServer::start_as(&d, nodes, listener, &format!("203.0.113.254:{port}"))
+        })
+        .unwrap()
+        .unwrap();
+    let (cfg, _) = node_config(
+        dir.path(),
+        "192.0.2.11",
+        "master",
+        server.kubeconfig(),
+        &format!("reload = \"pidfile\"\npid-file = \"{{dir}}/none.pid\"\napi-port = {port}"),
+    );
+    let o = ns
+        .command(BIN)
+        .args(["render", "--config"])
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("unicast_src_ip 192.0.2.11\n    unicast_peer {\n        192.0.2.12\n    }"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("trying Localhost({port})")),
+        "{stderr}"
+    );
+}

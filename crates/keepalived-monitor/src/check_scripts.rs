@@ -20,7 +20,8 @@ pub const MCS: &str = "chk_mcs_script.sh";
 /// A default router pod is Ready here (`chk_default_ingress`, +50).
 pub const DEFAULT_INGRESS: &str = "chk_default_ingress.sh";
 
-/// The flag that says HAProxy's API redirect rule is in place (upstream: `/var/run/keepalived/`).
+/// The flag [`crate::redirect`] keeps in step with HAProxy's API redirect rules (upstream:
+/// `/var/run/keepalived/`).
 pub const REDIRECT_FLAG: &str = "iptables-rule-exists";
 
 /// HAProxy's readiness endpoint on masters (MCO's haproxy template: `:::9444`).

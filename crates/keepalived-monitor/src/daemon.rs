@@ -20,7 +20,7 @@ use crate::migration::{Migration, Step, mode_of};
 use crate::model::Keepalived;
 use crate::peers;
 use crate::settings::{Mode, PeerSource, Reload, Role, Settings};
-use crate::{check_scripts, liveness, watchdog};
+use crate::{check_scripts, liveness, redirect, watchdog};
 
 /// The peer list as the configured source has it now.
 pub enum Peers {
@@ -145,6 +145,14 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
             s.keepalived_dir.display()
         )
     })?;
+    // HAProxy's redirect rules for the first API VIP, as chk_ocp_lb's flag (every role, as
+    // upstream: only masters run HAProxy, elsewhere the flag just stays absent).
+    if let Some(vip) = s.api_vips.first() {
+        redirect::spawn(
+            s.keepalived_run_dir.join(check_scripts::REDIRECT_FLAG),
+            *vip,
+        );
+    }
     // keepalived.service starts only on a file this monitor validated in this boot (its drop-in
     // waits for the marker): a file from the previous boot is confirmed before it is used.
     let marker = s.keepalived_run_dir.join(apply::RENDERED_MARKER);

@@ -15,6 +15,7 @@ pub mod liveness;
 pub mod migration;
 pub mod model;
 pub mod peers;
+pub mod redirect;
 pub mod settings;
 pub mod systemd;
 pub mod vrid;

@@ -10,7 +10,7 @@ use integration::process::wait_for;
 use integration::{Netns, require_root, scratch_dir};
 
 mod common;
-use common::peer_list;
+use common::{http_ok, peer_list};
 
 const BIN: &str = env!("CARGO_BIN_EXE_keepalived-monitor");
 const API_VIP: &str = "192.0.2.200";
@@ -449,29 +449,6 @@ fn record_socket(path: &std::path::Path) -> std::sync::mpsc::Receiver<(Instant, 
     rx
 }
 
-/// A stand-in for Ironic on localhost:6385 in `ns`: any HTTP response counts.
-fn ironic(ns: &Netns) -> std::thread::JoinHandle<()> {
-    let listener = ns
-        .run_in(|| std::net::TcpListener::bind("127.0.0.1:6385"))
-        .unwrap()
-        .unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let until = Instant::now() + Duration::from_secs(8);
-    std::thread::spawn(move || {
-        while Instant::now() < until {
-            match listener.accept() {
-                Ok((mut c, _)) => {
-                    let _ = std::io::Write::write_all(
-                        &mut c,
-                        b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-                    );
-                }
-                Err(_) => std::thread::sleep(Duration::from_millis(20)),
-            }
-        }
-    })
-}
-
 #[test]
 fn bootstrap_watchdog_stops_keepalived_when_the_local_api_goes_and_starts_it_again() {
     if !require_root("bootstrap_watchdog") {
@@ -506,7 +483,8 @@ fn bootstrap_watchdog_stops_keepalived_when_the_local_api_goes_and_starts_it_aga
     assert_eq!(first, "reload\n", "{}", n.monitor_log());
 
     // Ironic answering keeps the VIP on the bootstrap while the API is down.
-    let ironic = ironic(&n.ns);
+    // Ironic: any HTTP response counts.
+    let ironic = http_ok(&n.ns, "127.0.0.1:6385", Duration::from_secs(8));
     api.set_ready(false);
     assert!(
         next(7).is_err(),

@@ -16,6 +16,8 @@ const PACKAGES: &[&str] = &[
     "network-manager", // nmcli, the dispatcher, the D-Bus policy (its daemon lacks OVS)
     "dbus",
     "keepalived",
+    "nftables", // HAProxy's redirect rules keepalived-monitor reads
+    "curl",     // keepalived's check scripts
     "dnsmasq-base",
     "systemd-container",
     "ethtool",

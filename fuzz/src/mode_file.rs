@@ -2,7 +2,7 @@
 //! never panics; `unicast` only for a mapping whose `mode` is the string `unicast`.
 
 use keepalived_monitor::apply::parse_mode;
-use keepalived_monitor::settings::Mode;
+use keepalived_monitor::model::Mode;
 
 pub fn check(data: &[u8]) {
     let Some(text) = crate::text(data) else {

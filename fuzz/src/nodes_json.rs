@@ -11,8 +11,9 @@ use std::net::IpAddr;
 use k8s_openapi::api::core::v1::Node;
 use keepalived_monitor::build::{Inputs, build};
 use keepalived_monitor::kube_source::peer_of;
+use keepalived_monitor::model::{Mode, Role};
 use keepalived_monitor::peers::Peers;
-use keepalived_monitor::settings::{Mode, PeerSource, Reload, Role, Settings, default_scripts};
+use keepalived_monitor::settings::{PeerSource, Reload, Settings, default_scripts};
 use selection::fixture::snapshot;
 
 /// The interface and addresses the candidate is rendered for; the replay test builds the same

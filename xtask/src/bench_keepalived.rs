@@ -15,8 +15,9 @@ use integration::apiserver::{Event, FakeApiServer, node};
 use integration::keepalived::{Keepalived, PASSING_SCRIPTS};
 use keepalived_monitor::build::{Inputs, build};
 use keepalived_monitor::cli::{Cli, Command as Sub};
+use keepalived_monitor::model::{Mode, Role};
 use keepalived_monitor::peers::{Peer, Peers};
-use keepalived_monitor::settings::{Mode, Role, resolve};
+use keepalived_monitor::settings::resolve;
 
 use crate::util::{Running, release_binary, status_kib};
 

@@ -9,7 +9,8 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use selection::atomic::write_atomic;
 
-use crate::settings::{Mode, Reload, Settings};
+use crate::model::Mode;
+use crate::settings::{Reload, Settings};
 use crate::systemd::Systemd;
 
 /// The mode upstream's mode files ask for; `monitor-user.conf` wins over `monitor.conf`;

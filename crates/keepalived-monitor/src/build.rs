@@ -8,8 +8,9 @@ use selection::net::{Cidr, go_text};
 use selection::{Request, Snapshot, Target, TargetRole, select};
 
 use crate::model::{Instance, Keepalived, SyncGroup};
+use crate::model::{Mode, Role};
 use crate::peers::{Peer, Peers};
-use crate::settings::{Mode, Role, Settings};
+use crate::settings::Settings;
 use crate::vrid::vr_ids;
 
 /// Track scripts of the API and ingress instances (MCO's templates).

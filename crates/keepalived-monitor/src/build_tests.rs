@@ -5,8 +5,9 @@ use std::net::IpAddr;
 use selection::fixture::{ip, snapshot};
 
 use crate::build::{BuildError, Inputs, build};
+use crate::model::{Mode, Role};
 use crate::peers::{Peer, Peers};
-use crate::settings::{Mode, Reload, Role, Settings, default_scripts};
+use crate::settings::{Reload, Settings, default_scripts};
 
 pub(crate) fn settings(role: Role, api: &[&str], ingress: &[&str]) -> Settings {
     Settings {

@@ -104,8 +104,7 @@ mod tests {
     use super::*;
 
     fn settings(dir: &Path) -> Settings {
-        let mut s =
-            crate::build_tests::settings(crate::settings::Role::Master, &["192.0.2.5"], &[]);
+        let mut s = crate::build_tests::settings(crate::model::Role::Master, &["192.0.2.5"], &[]);
         s.keepalived_dir = dir.to_path_buf();
         s.api_port = 7443;
         s

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::settings::Role;
+use crate::model::Role;
 
 /// Owns keepalived's configuration for the API and ingress VIPs: rendered from the peer list,
 /// validated, applied, following the node IP.
@@ -55,9 +55,21 @@ pub struct SettingsArgs {
     /// keepalived.conf [default: /etc/keepalived/keepalived.conf].
     #[arg(long, value_name = "PATH")]
     pub output: Option<PathBuf>,
-    /// systemd, pidfile or socket [default: systemd].
-    #[arg(long, value_name = "METHOD")]
-    pub reload: Option<String>,
+    /// How keepalived is told to load a new file [default: systemd].
+    #[arg(long, value_enum)]
+    pub reload: Option<ReloadMethod>,
+}
+
+/// `reload`: how keepalived is told to load a new file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ReloadMethod {
+    /// `ReloadOrRestartUnit` of keepalived.service over D-Bus.
+    Systemd,
+    /// SIGHUP to the pid in `pid-file`.
+    Pidfile,
+    /// `reload` on `control-socket` (the keepalived static pod's wrapper).
+    Socket,
 }
 
 #[cfg(test)]

@@ -14,35 +14,35 @@ use tokio::time::Instant;
 
 use crate::apply;
 use crate::build::{Inputs, build};
-use crate::debounce::Debounce;
 use crate::kube_source::NodeCache;
 use crate::migration::{Migration, Step, mode_of};
-use crate::model::Keepalived;
+use crate::model::{Keepalived, Mode, Role};
 use crate::peers;
-use crate::settings::{Mode, PeerSource, Reload, Role, Settings};
+use crate::settings::{PeerSource, Reload, Settings};
+use crate::state::{ApiAction, MonitorState};
 use crate::{check_scripts, liveness, redirect, watchdog};
 
-/// The peer list as the configured source has it now.
-pub enum Peers {
+/// The running peer source: where [`peers::Peers`] come from now.
+pub enum PeerFeed {
     File(PathBuf),
     Kubernetes(NodeCache),
 }
 
-impl Peers {
+impl PeerFeed {
     /// Starts the source; `changed` is poked after each change of the Kubernetes cache.
-    pub fn start(s: &Settings, changed: tokio::sync::mpsc::UnboundedSender<()>) -> Peers {
+    pub fn start(s: &Settings, changed: tokio::sync::mpsc::UnboundedSender<()>) -> PeerFeed {
         match &s.peers {
-            PeerSource::File(p) => Peers::File(p.clone()),
+            PeerSource::File(p) => PeerFeed::File(p.clone()),
             PeerSource::Kubernetes(k) => {
-                Peers::Kubernetes(NodeCache::spawn(k, s.api_port, changed))
+                PeerFeed::Kubernetes(NodeCache::spawn(k, s.api_port, changed))
             }
         }
     }
 
     pub fn current(&self) -> anyhow::Result<peers::Peers> {
         match self {
-            Peers::File(p) => Ok(peers::read(p)?),
-            Peers::Kubernetes(c) => c
+            PeerFeed::File(p) => Ok(peers::read(p)?),
+            PeerFeed::Kubernetes(c) => c
                 .peers()
                 .ok_or_else(|| anyhow::anyhow!("waiting for the first complete node list")),
         }
@@ -51,8 +51,8 @@ impl Peers {
     /// The file to watch, for the file source.
     pub fn file(&self) -> Option<&Path> {
         match self {
-            Peers::File(p) => Some(p),
-            Peers::Kubernetes(_) => None,
+            PeerFeed::File(p) => Some(p),
+            PeerFeed::Kubernetes(_) => None,
         }
     }
 }
@@ -61,7 +61,7 @@ impl Peers {
 pub async fn candidate(
     s: &Settings,
     reader: &mut NetlinkReader,
-    source: &Peers,
+    source: &PeerFeed,
     mode: Mode,
 ) -> anyhow::Result<Keepalived> {
     let snapshot = reader.snapshot().await?;
@@ -113,10 +113,6 @@ async fn sleep_until(deadline: Option<Instant>) {
     }
 }
 
-/// Back-off when `keepalived -t` cannot run at all.
-const FIRST_VALIDATE_RETRY: Duration = Duration::from_secs(1);
-const MAX_VALIDATE_RETRY: Duration = Duration::from_secs(60);
-
 /// Runs until SIGTERM.
 pub async fn run(s: Settings) -> anyhow::Result<()> {
     if s.user_managed_lb {
@@ -166,7 +162,7 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
     let mut changes = ChangeStream::subscribe(Duration::from_millis(20))?;
     let mut reader = NetlinkReader::connect()?;
     let (kube_tx, mut kube_changes) = tokio::sync::mpsc::unbounded_channel();
-    let source = Peers::start(&s, kube_tx);
+    let source = PeerFeed::start(&s, kube_tx);
     let (api_tx, mut api_events) = tokio::sync::mpsc::unbounded_channel();
     if s.role == Role::Bootstrap {
         watchdog::spawn(s.api_port, api_tx)?;
@@ -182,36 +178,25 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
     watcher.rewatch(None);
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let on_disk = std::fs::read_to_string(&s.output).unwrap_or_default();
-    let mut mode = current_mode(&s, &on_disk);
-    // What keepalived runs (or will, once confirmed): a candidate equal to it is not applied.
-    let mut live = if confirm { String::new() } else { on_disk };
+    let mode = current_mode(&s, &on_disk);
+    let mut state = MonitorState::new(
+        if confirm { String::new() } else { on_disk },
+        mode,
+        s.debounce,
+    );
     let mut migration = Migration::new(SystemTime::now());
-    // A migration's reload waits for its wall-clock instant.
-    let mut switch_at: Option<Instant> = None;
-    // Set while the bootstrap watchdog has keepalived stopped: files are still written, but
-    // keepalived is not started until the API is back.
-    let mut api_down = false;
-    let mut pending = Debounce::new(s.debounce);
-    let mut rejected: Option<String> = None;
-    let mut validate_retry = FIRST_VALIDATE_RETRY;
     let mut first = true;
     loop {
-        match candidate(&s, &mut reader, &source, mode).await {
+        match candidate(&s, &mut reader, &source, state.mode()).await {
             Ok(conf) => {
-                let text = conf.render();
-                if text == live || rejected.as_ref() == Some(&text) {
-                    pending.clear();
-                    switch_at = None;
-                } else if let Some(due) = pending.offer(text, Instant::now(), switch_at) {
-                    tracing::info!(
-                        "configuration changed; applying in {:?}",
-                        due - Instant::now()
-                    );
+                let now = Instant::now();
+                if let Some(due) = state.candidate(conf.render(), now) {
+                    tracing::info!("configuration changed; applying in {:?}", due - now);
                 }
             }
             Err(e) => {
                 tracing::warn!("{e}; keeping the current configuration");
-                pending.clear();
+                state.no_candidate();
             }
         }
         if first {
@@ -241,68 +226,60 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
                 tracing::debug!("node list changed");
             }
             _ = tokio::time::sleep_until(instant_of(migration.wake_at())) => {
-                let current = (!live.is_empty()).then_some(mode);
                 let upgrade = || source.current().map(|p| p.upgrade_running()).map_err(|e| e.to_string());
-                if let Step::Switch { at, mode: to } = migration.tick(SystemTime::now(), current, apply::desired_mode(&s), upgrade) {
+                if let Step::Switch { at, mode: to } = migration.tick(SystemTime::now(), state.live_mode(), apply::desired_mode(&s), upgrade) {
                     tracing::info!("preparing the switch to {to:?} mode");
                     // One mode for the whole file: every per-VIP instance switches (upstream
                     // migration set only its top-level flag, leaving nested ones behind; reference §4.5).
-                    mode = to;
-                    switch_at = Some(instant_of(at));
+                    state.switch(to, instant_of(at));
                 }
             }
-            Some(e) = api_events.recv() => match e {
-                watchdog::Event::Stop if !api_down => match apply::stop(&s.reload).await {
+            Some(e) = api_events.recv() => match state.api(e) {
+                Some(ApiAction::Stop) => match apply::stop(&s.reload).await {
                     Ok(()) => {
                         tracing::warn!("local API down: keepalived stopped");
-                        api_down = true;
+                        state.set_api_down(true);
                     }
                     Err(e) => tracing::error!("local API down, cannot stop keepalived: {e}"),
                 },
-                watchdog::Event::Stop => {}
-                watchdog::Event::Start => {
-                    api_down = false;
+                Some(ApiAction::Start) => {
+                    state.set_api_down(false);
                     match apply::reload(&s.reload).await {
                         Ok(()) => tracing::info!("local API back: keepalived started"),
                         Err(e) => tracing::error!("local API back, cannot start keepalived: {e}"),
                     }
                 }
+                None => {}
             },
-            _ = sleep_until(pending.deadline()) => {
-                let Some(text) = pending.take_due(Instant::now()) else { continue };
-                switch_at = None;
+            _ = sleep_until(state.deadline()) => {
+                let now = Instant::now();
+                let Some(text) = state.due(now) else { continue };
                 match apply::validate(&s.output, &text) {
                     Ok(()) => {
-                        validate_retry = FIRST_VALIDATE_RETRY;
                         apply::write(&s.output, &text).map_err(anyhow::Error::msg)?;
                         if s.reload == Reload::Systemd {
                             selection::atomic::touch(&marker)
                                 .with_context(|| format!("cannot create {}", marker.display()))?;
                         }
-                        live = text;
-                        rejected = None;
-                        if api_down {
-                            tracing::info!("keepalived.conf written; keepalived stays stopped until the local API is back");
-                        } else {
+                        if state.applied(text) {
                             match apply::reload(&s.reload).await {
                                 Ok(()) => tracing::info!("keepalived.conf written and keepalived reloaded"),
                                 Err(e) => tracing::warn!("keepalived.conf written, reload failed: {e}"),
                             }
+                        } else {
+                            tracing::info!("keepalived.conf written; keepalived stays stopped until the local API is back");
                         }
                         notify_systemd(&[sd_notify::NotifyState::Status("configuration applied")]);
                     }
                     Err(e @ apply::ValidateError::CannotRun(_)) => {
                         // Nothing is known about the candidate: try it again later.
-                        let now = Instant::now();
-                        tracing::warn!("{e}; retrying in {validate_retry:?}");
-                        pending.offer(text, now, Some(now + validate_retry));
-                        validate_retry = (validate_retry * 2).min(MAX_VALIDATE_RETRY);
+                        let wait = state.cannot_validate(text, now);
+                        tracing::warn!("{e}; retrying in {wait:?}");
                     }
                     Err(e) => {
                         tracing::error!("{e}; the live configuration stays");
-                        rejected = Some(text);
-                        // A rejected migration switch leaves the mode of the live file.
-                        mode = current_mode(&s, &live);
+                        let live_mode = current_mode(&s, state.live());
+                        state.rejected(text, live_mode);
                     }
                 }
             }

@@ -21,8 +21,8 @@ use selection::service::{DirWatcher, Wake};
 
 use crate::kube_client::{Endpoint, client, credential_files, unauthorized};
 
+use crate::model::Role;
 use crate::peers::{Peer, Peers};
-use crate::settings::Role;
 
 const MASTER_LABEL: &str = "node-role.kubernetes.io/master";
 const ARBITER_LABEL: &str = "node-role.kubernetes.io/arbiter";

@@ -17,6 +17,7 @@ pub mod model;
 pub mod peers;
 pub mod redirect;
 pub mod settings;
+pub mod state;
 pub mod systemd;
 pub mod vrid;
 pub mod watchdog;
@@ -74,10 +75,10 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         }
         let mut reader = NetlinkReader::connect()?;
         let (tx, mut changed) = tokio::sync::mpsc::unbounded_channel();
-        let source = daemon::Peers::start(&s, tx);
+        let source = daemon::PeerFeed::start(&s, tx);
         // The Kubernetes source needs its first complete list (the bootstrap renders without).
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
-        while s.role != settings::Role::Bootstrap
+        while s.role != model::Role::Bootstrap
             && source.current().is_err()
             && source.file().is_none()
             && tokio::time::Instant::now() < deadline

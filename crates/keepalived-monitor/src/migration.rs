@@ -5,7 +5,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::settings::Mode;
+use crate::model::Mode;
 
 const CHECK_PERIOD: Duration = Duration::from_secs(600);
 const SWITCH_GRID: Duration = Duration::from_secs(300);

@@ -3,6 +3,24 @@
 
 use std::fmt::Write;
 
+/// The node's role; decides which instances it renders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Master,
+    Worker,
+    Arbiter,
+    Bootstrap,
+}
+
+/// VRRP transport.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Unicast,
+    Multicast,
+}
+
 /// `vrrp_script`: a health check whose weight moves the priority.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]

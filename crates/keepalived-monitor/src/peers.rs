@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::settings::Role;
+use crate::model::Role;
 
 /// One node.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]

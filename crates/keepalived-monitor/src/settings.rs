@@ -11,28 +11,10 @@ use selection::runfiles::NodeIpFiles;
 use serde::Deserialize;
 
 use crate::check_scripts;
-use crate::cli::SettingsArgs;
-use crate::model::Script;
+use crate::cli::{ReloadMethod, SettingsArgs};
+use crate::model::{Mode, Role, Script};
 
 pub const DEFAULT_CONFIG: &str = "/etc/keepalived-monitor/config.toml";
-
-/// The node's role; decides which instances it renders.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    Master,
-    Worker,
-    Arbiter,
-    Bootstrap,
-}
-
-/// VRRP transport.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    Unicast,
-    Multicast,
-}
 
 /// Where the peer list comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,6 +23,14 @@ pub enum PeerSource {
     Kubernetes(PathBuf),
     /// A TOML list, watched (clusters without an API, tests).
     File(PathBuf),
+}
+
+/// `peer-source`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum PeerSourceKind {
+    Kubernetes,
+    File,
 }
 
 /// How keepalived is told to load a new file.
@@ -67,9 +57,9 @@ struct ConfigFile {
     mode: Option<Mode>,
     keepalived_dir: Option<PathBuf>,
     peers_file: Option<PathBuf>,
-    peer_source: Option<String>,
+    peer_source: Option<PeerSourceKind>,
     kubeconfig: Option<PathBuf>,
-    reload: Option<String>,
+    reload: Option<ReloadMethod>,
     pid_file: Option<PathBuf>,
     control_socket: Option<PathBuf>,
     debounce_ms: Option<u64>,
@@ -227,25 +217,15 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
             "no API or ingress VIP configured (api-vips, ingress-vips)".into(),
         ));
     }
-    let reload = match args
-        .reload
-        .clone()
-        .or(cfg.reload)
-        .as_deref()
-        .unwrap_or("systemd")
-    {
-        "systemd" => Reload::Systemd,
-        "pidfile" => Reload::Pidfile(cfg.pid_file.unwrap_or_else(|| "/run/keepalived.pid".into())),
-        "socket" => Reload::Socket(
+    let reload = match args.reload.or(cfg.reload).unwrap_or(ReloadMethod::Systemd) {
+        ReloadMethod::Systemd => Reload::Systemd,
+        ReloadMethod::Pidfile => {
+            Reload::Pidfile(cfg.pid_file.unwrap_or_else(|| "/run/keepalived.pid".into()))
+        }
+        ReloadMethod::Socket => Reload::Socket(
             cfg.control_socket
                 .unwrap_or_else(|| "/var/run/keepalived/keepalived.sock".into()),
         ),
-        other => {
-            return Err(UsageError(format!(
-                "invalid {} {other:?}: systemd, pidfile or socket",
-                origin("reload")
-            )));
-        }
     };
     let role = args.role.or(cfg.role).unwrap_or(Role::Master);
     if role == Role::Bootstrap && matches!(reload, Reload::Pidfile(_)) {
@@ -256,22 +236,16 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
         )));
     }
     // `--peers FILE` always means the file source (upstream-style `render --peers`).
-    let peers = match (args.peers_file.clone(), cfg.peer_source.as_deref()) {
+    let peers = match (args.peers_file.clone(), cfg.peer_source) {
         (Some(f), _) => PeerSource::File(f),
-        (None, None | Some("kubernetes")) => PeerSource::Kubernetes(
+        (None, None | Some(PeerSourceKind::Kubernetes)) => PeerSource::Kubernetes(
             cfg.kubeconfig
                 .unwrap_or_else(|| "/var/lib/kubelet/kubeconfig".into()),
         ),
-        (None, Some("file")) => PeerSource::File(
+        (None, Some(PeerSourceKind::File)) => PeerSource::File(
             cfg.peers_file
                 .unwrap_or_else(|| "/etc/keepalived-monitor/peers.toml".into()),
         ),
-        (None, Some(other)) => {
-            return Err(UsageError(format!(
-                "invalid {} {other:?}: kubernetes or file",
-                origin("peer-source")
-            )));
-        }
     };
     let keepalived_dir = cfg
         .keepalived_dir
@@ -417,11 +391,16 @@ mod tests {
         assert!(e.contains("line 3"), "{e}");
         let e = resolve_with(&format!("{BASE}reload = \"hup\"\n"), &[]).unwrap_err();
         assert!(
-            e.starts_with("invalid reload in ") && e.contains("\"hup\""),
+            e.contains("line 3") && e.contains("unknown variant `hup`, expected one of"),
             "{e}"
         );
         let e = resolve_with(&format!("{BASE}peer-source = \"etcd\"\n"), &[]).unwrap_err();
-        assert!(e.starts_with("invalid peer-source in "), "{e}");
+        assert!(
+            e.contains("line 3") && e.contains("unknown variant `etcd`"),
+            "{e}"
+        );
+        let e = resolve_with(BASE, &["--reload", "hup"]).unwrap_err();
+        assert!(e.contains("invalid value 'hup' for '--reload"), "{e}");
         let e =
             resolve_with("cluster-name = \"a b\"\napi-vips = [\"192.0.2.5\"]\n", &[]).unwrap_err();
         assert!(e.starts_with("invalid cluster-name in "), "{e}");

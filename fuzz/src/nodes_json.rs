@@ -8,8 +8,8 @@
 
 use std::net::IpAddr;
 
-use k8s_openapi::api::core::v1::Node;
 use keepalived_monitor::build::{Inputs, build};
+use keepalived_monitor::kube_node::NodeView;
 use keepalived_monitor::kube_source::peer_of;
 use keepalived_monitor::model::{Mode, Role};
 use keepalived_monitor::peers::Peers;
@@ -84,7 +84,7 @@ pub fn render(data: &[u8]) -> Option<(String, Peers)> {
     let [flags, rest @ ..] = data else {
         return None;
     };
-    let nodes: Vec<Node> = serde_json::from_slice(rest).ok()?;
+    let nodes: Vec<NodeView> = serde_json::from_slice(rest).ok()?;
     let peers = Peers {
         nodes: nodes.iter().map(peer_of).collect(),
     };

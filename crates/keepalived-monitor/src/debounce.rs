@@ -38,6 +38,12 @@ impl Debounce {
         Some(due)
     }
 
+    /// A candidate due at `at`, without a window (the first file).
+    pub fn offer_at(&mut self, text: String, at: Instant) -> Option<Instant> {
+        self.pending = Some((text, at));
+        Some(at)
+    }
+
     /// Nothing to apply (the candidate equals the live file, or cannot be built).
     pub fn clear(&mut self) {
         self.pending = None;

@@ -13,65 +13,57 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use futures_util::StreamExt;
-use k8s_openapi::api::core::v1::Node;
 use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use kube::{Api, Client};
 use selection::service::{DirWatcher, Wake};
 
 use crate::kube_client::{Endpoint, client, credential_files, unauthorized};
+use crate::kube_node::{
+    ARBITER_LABEL, HOST_ADDRESSES, HOST_CIDRS, MASTER_LABEL, MCO_CURRENT, MCO_DESIRED, MCO_STATE,
+    NodeView,
+};
 
 use crate::model::Role;
 use crate::peers::{Peer, Peers};
 
-const MASTER_LABEL: &str = "node-role.kubernetes.io/master";
-const ARBITER_LABEL: &str = "node-role.kubernetes.io/arbiter";
-const MCO_STATE: &str = "machineconfiguration.openshift.io/state";
-const MCO_CURRENT: &str = "machineconfiguration.openshift.io/currentConfig";
-const MCO_DESIRED: &str = "machineconfiguration.openshift.io/desiredConfig";
-
 /// A Node as a peer: InternalIPs in order, the OVN annotation addresses, the role by label.
-pub fn peer_of(node: &Node) -> Peer {
-    let meta = &node.metadata;
-    let labels = meta.labels.clone().unwrap_or_default();
-    let annotations = meta.annotations.clone().unwrap_or_default();
-    let role = if labels.contains_key(MASTER_LABEL) {
+pub fn peer_of(node: &NodeView) -> Peer {
+    let role = if node.label(MASTER_LABEL) {
         Role::Master
-    } else if labels.contains_key(ARBITER_LABEL) {
+    } else if node.label(ARBITER_LABEL) {
         Role::Arbiter
     } else {
         Role::Worker
     };
-    let status = node.status.clone().unwrap_or_default();
-    let addresses = status
-        .addresses
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|a| a.type_ == "InternalIP")
-        .filter_map(|a| a.address.parse().ok())
+    let addresses = node
+        .internal_ips
+        .iter()
+        .filter_map(|a| a.parse().ok())
         .collect();
     // host-cidrs holds CIDRs, host-addresses plain IPs; both are JSON lists in a string.
     let parse = |key: &str| -> Option<Vec<IpAddr>> {
-        let list: Vec<String> = serde_json::from_str(annotations.get(key)?).ok()?;
+        let list: Vec<String> = serde_json::from_str(node.annotation(key)?).ok()?;
         Some(
             list.iter()
                 .filter_map(|x| x.split('/').next()?.parse().ok())
                 .collect(),
         )
     };
-    let ovn_addresses = parse("k8s.ovn.org/host-cidrs")
-        .or_else(|| parse("k8s.ovn.org/host-addresses"))
+    let ovn_addresses = parse(HOST_CIDRS)
+        .or_else(|| parse(HOST_ADDRESSES))
         .unwrap_or_default();
+    let annotation = |key| node.annotation(key).map(str::to_owned);
     Peer {
-        name: meta.name.clone().unwrap_or_default(),
+        name: node.metadata.name.clone().unwrap_or_default(),
         role,
         addresses,
         ovn_addresses,
-        kubelet_version: status.node_info.map(|i| i.kubelet_version),
+        kubelet_version: node.kubelet_version.clone(),
         // Every Node is MCO's: one it has not annotated yet (just joined) is not `Done`.
-        mco_state: Some(annotations.get(MCO_STATE).cloned().unwrap_or_default()),
-        mco_current_config: annotations.get(MCO_CURRENT).cloned(),
-        mco_desired_config: annotations.get(MCO_DESIRED).cloned(),
+        mco_state: Some(annotation(MCO_STATE).unwrap_or_default()),
+        mco_current_config: annotation(MCO_CURRENT),
+        mco_desired_config: annotation(MCO_DESIRED),
     }
     .canonicalize()
 }
@@ -118,7 +110,7 @@ impl NodeCache {
     }
 
     /// Applies one watch event; whether the peers readers see changed.
-    fn apply(&self, event: Event<Node>) -> bool {
+    fn apply(&self, event: Event<NodeView>) -> bool {
         let mut c = self.inner.lock().expect("node cache lock");
         match event {
             Event::Init => {
@@ -239,7 +231,7 @@ impl NodeCache {
         changed: &tokio::sync::mpsc::UnboundedSender<()>,
         credentials: &mut tokio::sync::mpsc::UnboundedReceiver<Wake>,
     ) -> (Stop, bool) {
-        let stream = watcher::watcher(Api::<Node>::all(client), watcher::Config::default())
+        let stream = watcher::watcher(Api::<NodeView>::all(client), watcher::Config::default())
             .default_backoff();
         let mut stream = std::pin::pin!(stream);
         let (mut failures, mut worked) = (0, false);
@@ -293,7 +285,7 @@ const ENDPOINT_FAILURES: u32 = 3;
 mod tests {
     use super::*;
 
-    fn node(json: serde_json::Value) -> Node {
+    fn node(json: serde_json::Value) -> NodeView {
         serde_json::from_value(json).unwrap()
     }
 

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod daemon;
 pub mod debounce;
 pub mod kube_client;
+pub mod kube_node;
 pub mod kube_source;
 pub mod liveness;
 pub mod migration;

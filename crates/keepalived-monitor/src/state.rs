@@ -65,12 +65,17 @@ impl MonitorState {
     }
 
     /// A freshly built candidate at `now`; returns when it becomes due if it was (re)scheduled.
-    /// One equal to the live file or to the rejected one cancels what was pending.
+    /// One equal to the live file or to the rejected one cancels what was pending. The first
+    /// file (keepalived runs nothing of ours yet) is due at once: no running VRRP instance can
+    /// be disturbed by a flap, and a node without keepalived holds no VIP.
     pub fn candidate(&mut self, text: String, now: Instant) -> Option<Instant> {
         if text == self.live || self.rejected.as_ref() == Some(&text) {
             self.pending.clear();
             self.switch_at = None;
             return None;
+        }
+        if self.live.is_empty() && self.pending.deadline().is_none() {
+            return self.pending.offer_at(text, now);
         }
         self.pending.offer(text, now, self.switch_at)
     }
@@ -173,6 +178,23 @@ mod tests {
         assert!(s.applied("new".into()));
         assert_eq!(s.candidate("new".into(), t0 + ms(400)), None);
         assert_eq!(s.live_mode(), Some(Mode::Unicast));
+    }
+
+    #[test]
+    fn the_first_file_is_due_at_once_and_later_changes_wait() {
+        let t0 = Instant::now();
+        let mut s = state("");
+        assert_eq!(s.candidate("first".into(), t0), Some(t0));
+        assert_eq!(
+            s.candidate("second".into(), t0 + ms(10)),
+            Some(t0 + ms(310))
+        );
+        assert_eq!(s.due(t0 + ms(310)).as_deref(), Some("second"));
+        s.applied("second".into());
+        assert_eq!(
+            s.candidate("third".into(), t0 + ms(400)),
+            Some(t0 + ms(700))
+        );
     }
 
     #[test]

@@ -481,6 +481,14 @@ fn bootstrap_watchdog_stops_keepalived_when_the_local_api_goes_and_starts_it_aga
     let next = |within: u64| messages.recv_timeout(Duration::from_secs(within));
     let (_, first) = next(15).expect("the first render reloads keepalived");
     assert_eq!(first, "reload\n", "{}", n.monitor_log());
+    // The watchdog starts watching once /readyz first answers.
+    assert!(
+        wait_for(Duration::from_secs(10), || n
+            .monitor_log()
+            .contains("watching https://localhost:6443/readyz")),
+        "{}",
+        n.monitor_log()
+    );
 
     // Ironic answering keeps the VIP on the bootstrap while the API is down.
     // Ironic: any HTTP response counts.
@@ -495,7 +503,8 @@ fn bootstrap_watchdog_stops_keepalived_when_the_local_api_goes_and_starts_it_aga
 
     // Both down: keepalived stops after five consecutive failures (about 5 s), once.
     let down = Instant::now();
-    let (at, msg) = next(10).expect("stop after five failures");
+    let (at, msg) = next(10)
+        .unwrap_or_else(|e| panic!("no stop after five failures ({e}):\n{}", n.monitor_log()));
     assert_eq!(msg, "stop\n");
     let stop_after = at - down;
     assert!(

@@ -232,15 +232,15 @@ pub fn run() -> anyhow::Result<()> {
         "keepalived-monitor: {NODES} Nodes in the watch ({MASTERS} masters), IPv6, real keepalived, debounce {DEBOUNCE_MS} ms"
     );
     println!(
-        "start -> first keepalived.conf (list of {NODES} Nodes over HTTPS): {:.0} ms",
+        "start -> first keepalived.conf (list of {NODES} Nodes over HTTPS): {:.0} ms (target <= 400 ms)",
         first_render.as_secs_f64() * 1000.0
     );
     println!(
-        "address move (netlink) -> keepalived reloading, {ROUNDS} moves: {} (target: debounce + < 100 ms)",
+        "address move (netlink) -> keepalived reloading, {ROUNDS} moves: {} (target: debounce + < 50 ms)",
         summary(&mut moves)
     );
     println!(
-        "peer change (watch event) -> keepalived reloading, {ROUNDS} changes: {} (target: debounce + < 100 ms)",
+        "peer change (watch event) -> keepalived reloading, {ROUNDS} changes: {} (target: debounce + < 50 ms)",
         summary(&mut peer_changes)
     );
     render.sort();
@@ -252,7 +252,7 @@ pub fn run() -> anyhow::Result<()> {
         render.len()
     );
     println!(
-        "daemon RSS with {NODES} Nodes: {:.2} MiB now, peak {:.2} MiB (target < 20 MiB)",
+        "daemon RSS with {NODES} Nodes: {:.2} MiB now, peak {:.2} MiB (target <= 12 MiB)",
         rss as f64 / 1024.0,
         hwm as f64 / 1024.0
     );

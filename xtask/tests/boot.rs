@@ -105,6 +105,7 @@ ip -br addr > /harness-out/addr
 ip route > /harness-out/route
 ping -c1 -W2 198.51.100.1 > /harness-out/ping 2>&1 && echo ok >> /harness-out/ping
 stat -c '%a %U %n' /etc/keepalived/chk_*.sh > /harness-out/check-scripts 2>&1
+sysctl -n net.ipv4.conf.ens3.forwarding net.ipv6.conf.ens3.forwarding > /harness-out/forwarding 2>&1
 systemctl status --no-pager keepalived.service > /harness-out/keepalived-status 2>&1
 "#;
 
@@ -510,6 +511,9 @@ fn units_boot_a_node_in_order() {
             .contains(&format!("removing stale VIP {API_VIP} from interface")),
         "{ctx}"
     );
+    // IP forwarding on the interface that held the node IP when nodeip-configuration ran.
+    assert_eq!(r.file("forwarding"), "1\n1\n", "{ctx}");
+    assert!(r.journal.contains("IP forwarding enabled on ens3"), "{ctx}");
     // The check scripts keepalived.conf calls, executable and root's.
     let scripts = r.file("check-scripts");
     for name in [

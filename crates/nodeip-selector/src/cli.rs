@@ -38,6 +38,12 @@ pub enum Command {
         #[command(flatten)]
         select: SelectArgs,
     },
+    /// Enable IPv4 and IPv6 forwarding on the interface holding the chosen node IP (keepalived
+    /// needs it; nodeip-configuration.service's privileged ExecStartPost=).
+    EnableForwarding {
+        #[command(flatten)]
+        select: SelectArgs,
+    },
 }
 
 impl Command {
@@ -45,7 +51,8 @@ impl Command {
         match self {
             Command::Show { select, .. }
             | Command::Set { select }
-            | Command::Explain { select } => select,
+            | Command::Explain { select }
+            | Command::EnableForwarding { select } => select,
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod choose;
 pub mod cli;
 
 pub mod explain;
+pub mod forwarding;
 pub mod outputs;
 pub mod settings;
 
@@ -36,6 +37,12 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             Command::Show { all, json, .. } => show(&settings, *all, *json).await,
             Command::Set { .. } => set(&settings).await,
             Command::Explain { .. } => explain(&settings).await,
+            Command::EnableForwarding { .. } => {
+                let primary = settings.files.primary_ip();
+                let interface = forwarding::enable(&primary).await?;
+                tracing::info!("IP forwarding enabled on {interface}, which holds the node IP");
+                Ok(ExitCode::SUCCESS)
+            }
         }
     })
 }

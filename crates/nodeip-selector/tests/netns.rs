@@ -487,3 +487,61 @@ fn dual_stack_waits_for_the_second_family() {
         ("192.0.2.10".into(), "2001:db8:f::10".into())
     );
 }
+
+/// upstream's configure-ip-forwarding.sh: forwarding on the interface holding primary-ip (both
+/// families), nothing elsewhere; a clear error without the file or without such an interface.
+#[test]
+fn enable_forwarding_turns_it_on_for_the_node_ip_interface_only() {
+    if !require_root("enable_forwarding_turns_it_on_for_the_node_ip_interface_only") {
+        return;
+    }
+    let n = two_nic_node();
+    let sysctl = |key: &str| n.ns.exec("sysctl", &["-n", key]).unwrap().trim().to_owned();
+    let o = n.run(&["enable-forwarding"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("primary-ip is missing or empty"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        n.run(&["set", "192.0.2.100", "192.0.2.101"])
+            .status
+            .success()
+    );
+    for key in [
+        "net.ipv4.conf.eth0.forwarding",
+        "net.ipv6.conf.eth0.forwarding",
+    ] {
+        assert_eq!(sysctl(key), "0", "{key} before");
+    }
+    let o = n.run(&["enable-forwarding"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("IP forwarding enabled on eth0"),
+        "{}",
+        stderr(&o)
+    );
+    for key in [
+        "net.ipv4.conf.eth0.forwarding",
+        "net.ipv6.conf.eth0.forwarding",
+    ] {
+        assert_eq!(sysctl(key), "1", "{key}");
+    }
+    for key in [
+        "net.ipv4.conf.eth1.forwarding",
+        "net.ipv6.conf.eth1.forwarding",
+    ] {
+        assert_eq!(sysctl(key), "0", "{key}: not the node-IP interface");
+    }
+    // The node IP is gone from every interface: one clear error naming it and the file.
+    n.ip("addr del 192.0.2.10/24 dev eth0");
+    let o = n.run(&["enable-forwarding"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("no interface holds the node IP 192.0.2.10 (from ")
+            && err.contains("primary-ip)"),
+        "{err}"
+    );
+}

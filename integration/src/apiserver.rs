@@ -189,6 +189,10 @@ impl FakeApiServer {
         let (st, ev) = (state.clone(), events.clone());
         runtime.spawn(async move {
             while let Ok((tcp, _)) = listener.accept().await {
+                // As kube-apiserver (Go sets TCP_NODELAY on every connection): without it a
+                // response's head and body segments wait for the client's delayed ACK, 40 ms
+                // a request.
+                let _ = tcp.set_nodelay(true);
                 let (acceptor, st, ev) = (acceptor.clone(), st.clone(), ev.clone());
                 tokio::spawn(async move {
                     if let Ok(tls) = acceptor.accept(tcp).await {

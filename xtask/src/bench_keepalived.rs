@@ -180,6 +180,10 @@ pub fn run() -> anyhow::Result<()> {
             .args(["run", "--config"])
             .arg(&config)
             .env("RUST_LOG", "info")
+            // As under systemd: a developer's RUST_BACKTRACE would make every error capture a
+            // backtrace (and page in the unwind tables), which no node does.
+            .env_remove("RUST_BACKTRACE")
+            .env_remove("RUST_LIB_BACKTRACE")
             .stdout(Stdio::null())
             .stderr(fs::File::create(d.join("monitor.log"))?)
             .spawn()?,
@@ -194,6 +198,11 @@ pub fn run() -> anyhow::Result<()> {
         std::thread::sleep(Duration::from_millis(5));
     }
     let first_render = started.elapsed();
+    // Where the start-up time went, from the daemon's own timestamps.
+    std::thread::sleep(Duration::from_millis(200));
+    for line in fs::read_to_string(d.join("monitor.log"))?.lines().take(12) {
+        eprintln!("  monitor: {line}");
+    }
     let keepalived = Keepalived::start_file(&ns, &d.join("ka"), &output).map_err(e)?;
     let log = d.join("ka/keepalived.log");
     std::thread::sleep(Duration::from_secs(2));

@@ -43,7 +43,8 @@ const REPORT: &str = "systemd-tmpfiles-setup.service NetworkManager.service \
     NetworkManager-wait-online.service openvswitch.service nodeip-configuration.service \
     nmstate-configuration.service network-online.target \
     ovs-configuration.service kubelet-dependencies.target kubelet.service \
-    resolv-prepender.service keepalived-monitor.service keepalived.service";
+    resolv-prepender.service keepalived-monitor.service keepalived.service \
+    wait-for-br-ex-up.service node-valid-hostname.service";
 
 /// NetworkManager as MCO configures it on on-prem nodes (`rc-manager=unmanaged`: NM writes
 /// /run/NetworkManager/resolv.conf, resolv-prepender owns /etc/resolv.conf), with the
@@ -381,6 +382,32 @@ fn units_boot_a_node_in_order() {
     node.ns
         .addr("stale0", &format!("{API_VIP}/32"), &[])
         .unwrap();
+    // MCO's wait-for-br-ex-up.service (polling every second, as upstream's script) holding a
+    // stand-in node-valid-hostname.service: resolv-prepender touches the flag they wait for.
+    let system = node.path("stage/etc/systemd/system");
+    for (name, text) in [
+        (
+            "wait-for-br-ex-up.service",
+            "[Unit]\nWants=ovs-configuration.service\nAfter=ovs-configuration.service\n\
+             Before=node-valid-hostname.service\n[Service]\nType=oneshot\nTimeoutStartSec=90\n\
+             ExecStart=/bin/sh -c 'until [ -e /run/nodeip-configuration/br-ex-up ]; do sleep 1; done'\n",
+        ),
+        (
+            "node-valid-hostname.service",
+            "[Unit]\nDescription=node-valid-hostname (stand-in)\nRequires=wait-for-br-ex-up.service\n\
+             After=wait-for-br-ex-up.service\n[Service]\nType=oneshot\nRemainAfterExit=yes\n\
+             ExecStart=/bin/true\n",
+        ),
+    ] {
+        fs::write(system.join(name), text).unwrap();
+    }
+    let wants = system.join("multi-user.target.wants");
+    fs::create_dir_all(&wants).unwrap();
+    std::os::unix::fs::symlink(
+        "../node-valid-hostname.service",
+        wants.join("node-valid-hostname.service"),
+    )
+    .unwrap();
     let r = node.boot(
         "systemctl is-active -q kubelet.service && systemctl is-active -q keepalived.service \
          && ip -br addr show br-ex | grep -q ' 198.51.100.5/'",
@@ -511,6 +538,39 @@ fn units_boot_a_node_in_order() {
             .contains(&format!("removing stale VIP {API_VIP} from interface")),
         "{ctx}"
     );
+    // br-ex-up: touched by resolv-prepender when br-ex activated, so node-valid-hostname ran.
+    assert_eq!(
+        r.prop("node-valid-hostname.service", "ActiveState"),
+        "active",
+        "{ctx}"
+    );
+    // Monotonic journal timestamps of the lines holding `needle`.
+    let times = |needle: &str| -> Vec<f64> {
+        r.journal
+            .lines()
+            .filter(|l| l.contains(needle))
+            .filter_map(|l| {
+                l.trim_start_matches('[')
+                    .split(']')
+                    .next()?
+                    .trim()
+                    .parse()
+                    .ok()
+            })
+            .collect()
+    };
+    let touched = *times("br-ex is up: touched /run/nodeip-configuration/br-ex-up")
+        .first()
+        .unwrap_or_else(|| panic!("br-ex-up not touched\n{ctx}"));
+    // NetworkManager activates three devices named br-ex (bridge, port, interface): the one
+    // that triggered the flag is the last activation before it.
+    let activated = times("device (br-ex): Activation: successful")
+        .into_iter()
+        .filter(|t| *t <= touched)
+        .fold(f64::NAN, f64::max);
+    let delay_ms = (touched - activated) * 1000.0;
+    eprintln!("br-ex-up touched {delay_ms:.1} ms after br-ex's activation");
+    assert!((0.0..100.0).contains(&delay_ms), "{delay_ms} ms\n{ctx}");
     // IP forwarding on the interface that held the node IP when nodeip-configuration ran.
     assert_eq!(r.file("forwarding"), "1\n1\n", "{ctx}");
     assert!(r.journal.contains("IP forwarding enabled on ens3"), "{ctx}");

@@ -113,6 +113,39 @@ async fn sleep_until(deadline: Option<Instant>) {
     }
 }
 
+/// `keepalived -t` of the pending candidate, started (in a blocking thread) as soon as the
+/// candidate is offered: by the end of the debounce window it is usually done, so the reload
+/// follows the window at once instead of after another `keepalived -t` of a large file.
+struct Validation {
+    text: String,
+    result: tokio::task::JoinHandle<Result<(), apply::ValidateError>>,
+}
+
+impl Validation {
+    fn start(output: &Path, text: String) -> Validation {
+        let (output, candidate) = (output.to_owned(), text.clone());
+        Validation {
+            text,
+            result: tokio::task::spawn_blocking(move || apply::validate(&output, &candidate)),
+        }
+    }
+
+    /// The verdict on `text`: the one started for it, or a fresh run.
+    async fn of(
+        started: Option<Validation>,
+        output: &Path,
+        text: &str,
+    ) -> Result<(), apply::ValidateError> {
+        let v = match started {
+            Some(v) if v.text == text => v,
+            _ => Validation::start(output, text.to_owned()),
+        };
+        v.result
+            .await
+            .unwrap_or_else(|e| Err(apply::ValidateError::CannotRun(e.to_string())))
+    }
+}
+
 /// Runs until SIGTERM.
 pub async fn run(s: Settings) -> anyhow::Result<()> {
     if s.user_managed_lb {
@@ -186,12 +219,15 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
     );
     let mut migration = Migration::new(SystemTime::now());
     let mut first = true;
+    let mut validation: Option<Validation> = None;
     loop {
         match candidate(&s, &mut reader, &source, state.mode()).await {
             Ok(conf) => {
                 let now = Instant::now();
-                if let Some(due) = state.candidate(conf.render(), now) {
+                let text = conf.render();
+                if let Some(due) = state.candidate(text.clone(), now) {
                     tracing::info!("configuration changed; applying in {:?}", due - now);
+                    validation = Some(Validation::start(&s.output, text));
                 }
             }
             Err(e) => {
@@ -254,7 +290,7 @@ pub async fn run(s: Settings) -> anyhow::Result<()> {
             _ = sleep_until(state.deadline()) => {
                 let now = Instant::now();
                 let Some(text) = state.due(now) else { continue };
-                match apply::validate(&s.output, &text) {
+                match Validation::of(validation.take(), &s.output, &text).await {
                     Ok(()) => {
                         apply::write(&s.output, &text).map_err(anyhow::Error::msg)?;
                         if s.reload == Reload::Systemd {

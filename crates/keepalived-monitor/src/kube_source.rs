@@ -149,6 +149,7 @@ impl NodeCache {
                 let changed = !c.complete || c.nodes != ordered;
                 c.nodes = ordered;
                 c.complete = true;
+                release_freed_memory();
                 changed
             }
             Event::Apply(n) => c.upsert(peer_of(&n)),
@@ -264,6 +265,16 @@ impl NodeCache {
             }
         };
         (stop, worked)
+    }
+}
+
+/// A complete list of thousands of Nodes leaves megabytes of freed pages (the pages' JSON, the
+/// transient views) that glibc keeps mapped unless asked: hand them back to the kernel.
+fn release_freed_memory() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: malloc_trim has no preconditions; it only releases free heap memory.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 

@@ -60,9 +60,12 @@ fn rules_present(vip: IpAddr) -> Result<bool, String> {
     Err(format!("nft list table {family} {TABLE}: {}", err.trim()))
 }
 
-/// Creates or removes `flag` to match the rules for `vip`; an error leaves it as it is.
-fn sync(flag: &Path, vip: IpAddr, last: &mut Option<Result<bool, String>>) {
-    let now = rules_present(vip);
+/// Creates or removes `flag` to match the rules for `vip`; an error leaves it as it is. `nft`
+/// runs in a blocking thread: the daemon's single thread keeps serving its loop meanwhile.
+async fn sync(flag: &Path, vip: IpAddr, last: &mut Option<Result<bool, String>>) {
+    let now = tokio::task::spawn_blocking(move || rules_present(vip))
+        .await
+        .unwrap_or_else(|e| Err(e.to_string()));
     let result = match &now {
         Ok(true) => selection::atomic::touch(flag).map_err(|e| e.to_string()),
         Ok(false) => match std::fs::remove_file(flag) {
@@ -106,7 +109,7 @@ pub fn spawn(flag: PathBuf, vip: IpAddr) {
             })
             .ok();
         loop {
-            sync(&flag, vip, &mut last);
+            sync(&flag, vip, &mut last).await;
             match &events {
                 Some(socket) => {
                     if let Err(e) = socket.recv_from_full().await {

@@ -81,6 +81,10 @@ pub struct SettingsArgs {
     /// [default: /etc/systemd/resolved.conf.d/60-kni.conf].
     #[arg(long, value_name = "PATH")]
     pub resolved_dropin: Option<PathBuf>,
+    /// Touched once br-ex is up (wait-for-br-ex-up.service waits for it)
+    /// [default: /run/nodeip-configuration/br-ex-up].
+    #[arg(long, value_name = "PATH")]
+    pub br_ex_up_flag: Option<PathBuf>,
 }
 
 #[cfg(test)]

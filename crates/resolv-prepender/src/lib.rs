@@ -3,8 +3,10 @@
 //! on-prem dispatcher script, path unit and `resolv-prepender.sh`.
 //!
 //! Layers: [`settings`]; the pure core [`resolvconf`] and [`resolved`]; the effects in
-//! [`pass`] (files, D-Bus via [`bus`]) and [`daemon`] (inotify event loop, sd_notify).
+//! [`pass`] (files, D-Bus via [`bus`]) and [`daemon`] (inotify event loop, sd_notify); and the
+//! dispatcher script's other duty, the br-ex-up flag ([`brex`]).
 
+pub mod brex;
 pub mod bus;
 pub mod cli;
 pub mod daemon;

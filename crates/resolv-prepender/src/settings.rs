@@ -22,6 +22,7 @@ struct ConfigFile {
     done_flag: Option<PathBuf>,
     env_file: Option<PathBuf>,
     resolved_dropin: Option<PathBuf>,
+    br_ex_up_flag: Option<PathBuf>,
 }
 
 /// Validated settings.
@@ -34,6 +35,8 @@ pub struct Settings {
     pub done_flag: PathBuf,
     pub env_file: PathBuf,
     pub resolved_dropin: PathBuf,
+    /// Touched when br-ex is up ([`crate::brex`]).
+    pub br_ex_up_flag: PathBuf,
 }
 
 /// Merges the flags over the config file (`default_config` only when it exists and no
@@ -89,6 +92,11 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
             cfg.resolved_dropin,
             "/etc/systemd/resolved.conf.d/60-kni.conf",
         ),
+        br_ex_up_flag: args
+            .br_ex_up_flag
+            .clone()
+            .or(cfg.br_ex_up_flag)
+            .unwrap_or_else(|| NodeIpFiles::new(DEFAULT_RUN_DIR).br_ex_up()),
     })
 }
 

@@ -66,6 +66,12 @@ impl NodeIpFiles {
         self.dir.join("remote-worker")
     }
 
+    /// Touched when br-ex is up (upstream's dispatcher script); `wait-for-br-ex-up.service`
+    /// holds `node-valid-hostname.service` until it exists.
+    pub fn br_ex_up(&self) -> PathBuf {
+        self.dir.join("br-ex-up")
+    }
+
     /// The family file an address of this text form goes to: upstream decides by the text, so an
     /// IPv4-mapped address (printed as a dotted quad) lands in `ipv4`.
     pub fn family_file(&self, ip: IpAddr) -> PathBuf {

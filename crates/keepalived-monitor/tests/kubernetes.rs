@@ -74,43 +74,78 @@ fn run(ns: &Netns, cfg: &Path, log: &Path) -> Child {
         .unwrap()
 }
 
+/// Master 192.0.2.11 with the API server serving `nodes` in its own namespace (reached on
+/// 127.0.0.1), and its settings.
+struct MasterWithApi {
+    dir: tempfile::TempDir,
+    ns: Netns,
+    server: FakeApiServer,
+    cfg: PathBuf,
+    out: PathBuf,
+}
+
+impl MasterWithApi {
+    fn new(prefix: &str, nodes: Vec<serde_json::Value>) -> MasterWithApi {
+        let dir = scratch_dir(prefix).unwrap();
+        let ns = node_ns(prefix, "192.0.2.11/24");
+        let d = dir.path().to_owned();
+        let server = ns
+            .run_in(move || FakeApiServer::start(&d, nodes))
+            .unwrap()
+            .unwrap();
+        let (cfg, out) = node_config(
+            dir.path(),
+            "192.0.2.11",
+            "master",
+            server.kubeconfig(),
+            "reload = \"pidfile\"\npid-file = \"{dir}/none.pid\"",
+        );
+        MasterWithApi {
+            dir,
+            ns,
+            server,
+            cfg,
+            out,
+        }
+    }
+
+    fn conf(&self) -> String {
+        fs::read_to_string(&self.out).unwrap_or_default()
+    }
+
+    fn monitor_log(&self) -> String {
+        fs::read_to_string(self.dir.path().join("monitor.log")).unwrap_or_default()
+    }
+
+    /// The daemon, logging to `monitor.log`.
+    fn run(&self) -> Child {
+        run(&self.ns, &self.cfg, &self.dir.path().join("monitor.log"))
+    }
+}
+
 #[test]
 fn peers_come_from_the_node_watch_and_follow_its_events() {
     if !require_root("peers_come_from_the_node_watch") {
         return;
     }
-    let dir = scratch_dir("kam-kube").unwrap();
-    let ns = node_ns("kamk", "192.0.2.11/24");
-    let nodes = vec![
-        node("master-0", true, &["192.0.2.11"], &[]),
-        node("master-1", true, &["192.0.2.12"], &[]),
-        node("master-2", true, &["192.0.2.13"], &[]),
-        node("worker-0", false, &["192.0.2.14"], &[]),
-    ];
-    // The API server lives in the node's namespace, where the monitor reaches it on 127.0.0.1.
-    let d = dir.path().to_owned();
-    let server = ns
-        .run_in(move || FakeApiServer::start(&d, nodes))
-        .unwrap()
-        .unwrap();
-    let (cfg, out) = node_config(
-        dir.path(),
-        "192.0.2.11",
-        "master",
-        server.kubeconfig(),
-        "reload = \"pidfile\"\npid-file = \"{dir}/none.pid\"",
+    let m = MasterWithApi::new(
+        "kamk",
+        vec![
+            node("master-0", true, &["192.0.2.11"], &[]),
+            node("master-1", true, &["192.0.2.12"], &[]),
+            node("master-2", true, &["192.0.2.13"], &[]),
+            node("worker-0", false, &["192.0.2.14"], &[]),
+        ],
     );
-
-    let text = render(&ns, &cfg);
+    let text = render(&m.ns, &m.cfg);
     assert!(text.contains("unicast_src_ip 192.0.2.11\n    unicast_peer {\n        192.0.2.12\n        192.0.2.13\n    }"), "{text}");
     assert!(
         text.contains("        192.0.2.12\n        192.0.2.13\n        192.0.2.14\n    }"),
         "ingress peers are all nodes: {text}"
     );
 
-    let mut daemon = run(&ns, &cfg, &dir.path().join("monitor.log"));
-    let conf = || fs::read_to_string(&out).unwrap_or_default();
-    let monitor_log = || fs::read_to_string(dir.path().join("monitor.log")).unwrap_or_default();
+    let mut daemon = m.run();
+    let (conf, monitor_log) = (|| m.conf(), || m.monitor_log());
     assert!(
         wait_for(Duration::from_secs(10), || conf().contains("192.0.2.14")),
         "{}",
@@ -118,7 +153,7 @@ fn peers_come_from_the_node_watch_and_follow_its_events() {
     );
 
     // A new master known only through OVN's host-cidrs annotation joins the backends.
-    server.send(Event {
+    m.server.send(Event {
         kind: "ADDED",
         node: node("master-3", true, &[], &["192.0.2.16/24", "2001:db8::16/64"]),
     });
@@ -129,7 +164,7 @@ fn peers_come_from_the_node_watch_and_follow_its_events() {
         monitor_log()
     );
     // A deleted node leaves; a modified one keeps its place.
-    server.send(Event {
+    m.server.send(Event {
         kind: "DELETED",
         node: node("worker-0", false, &["192.0.2.14"], &[]),
     });
@@ -138,7 +173,7 @@ fn peers_come_from_the_node_watch_and_follow_its_events() {
         "{}",
         monitor_log()
     );
-    server.send(Event {
+    m.server.send(Event {
         kind: "MODIFIED",
         node: node("master-1", true, &["192.0.2.22"], &[]),
     });
@@ -211,51 +246,39 @@ fn a_rotated_client_certificate_is_picked_up_and_the_watch_resumes() {
     if !require_root("a_rotated_client_certificate_is_picked_up_and_the_watch_resumes") {
         return;
     }
-    let dir = scratch_dir("kam-rot").unwrap();
-    let ns = node_ns("kamr", "192.0.2.11/24");
-    let nodes = vec![
-        node("master-0", true, &["192.0.2.11"], &[]),
-        node("master-1", true, &["192.0.2.12"], &[]),
-        node("master-2", true, &["192.0.2.13"], &[]),
-    ];
-    let d = dir.path().to_owned();
-    let mut server = ns
-        .run_in(move || FakeApiServer::start(&d, nodes))
-        .unwrap()
-        .unwrap();
-    let (cfg, out) = node_config(
-        dir.path(),
-        "192.0.2.11",
-        "master",
-        server.kubeconfig(),
-        "reload = \"pidfile\"\npid-file = \"{dir}/none.pid\"",
+    let mut m = MasterWithApi::new(
+        "kamr",
+        vec![
+            node("master-0", true, &["192.0.2.11"], &[]),
+            node("master-1", true, &["192.0.2.12"], &[]),
+            node("master-2", true, &["192.0.2.13"], &[]),
+        ],
     );
-    let mut daemon = run(&ns, &cfg, &dir.path().join("monitor.log"));
-    let conf = || fs::read_to_string(&out).unwrap_or_default();
-    let monitor_log = || fs::read_to_string(dir.path().join("monitor.log")).unwrap_or_default();
+    let mut daemon = m.run();
     assert!(
-        wait_for(Duration::from_secs(10), || conf().contains("192.0.2.13")),
+        wait_for(Duration::from_secs(10), || m.conf().contains("192.0.2.13")),
         "{}",
-        monitor_log()
+        m.monitor_log()
     );
     // The old certificate expired: 401 from now on, the open watch ends. kubelet has not
     // written the new one yet.
-    let pem = server.rotate_client_certificate().unwrap();
+    let pem = m.server.rotate_client_certificate().unwrap();
     assert!(
-        wait_for(Duration::from_secs(10), || monitor_log()
+        wait_for(Duration::from_secs(10), || m
+            .monitor_log()
             .contains("refused the credentials")),
         "{}",
-        monitor_log()
+        m.monitor_log()
     );
-    server.install_client_certificate(&pem).unwrap();
-    server.send(Event {
+    m.server.install_client_certificate(&pem).unwrap();
+    m.server.send(Event {
         kind: "ADDED",
         node: node("worker-0", false, &["192.0.2.14"], &[]),
     });
     assert!(
-        wait_for(Duration::from_secs(15), || conf().contains("192.0.2.14")),
+        wait_for(Duration::from_secs(15), || m.conf().contains("192.0.2.14")),
         "the watch did not resume with the new certificate:\n{}",
-        monitor_log()
+        m.monitor_log()
     );
     let _ = daemon.kill();
     let _ = daemon.wait();

@@ -611,15 +611,10 @@ fn dual_stack_candidates_pass_keepalived_t() {
     );
 }
 
-/// A DHCPv6 host (IPv6 /128) whose peers' IPv6 addresses come only from the OVN annotation:
-/// the machine network is the widened /64, so the worker lists its peers (upstream) instead of
-/// rendering the ingress instance alone.
-#[test]
-fn a_dhcpv6_128_worker_finds_its_ipv6_peers_and_passes_keepalived_t() {
-    if !require_root("a_dhcpv6_128_worker_finds_its_ipv6_peers_and_passes_keepalived_t") {
-        return;
-    }
-    let peers: String = [
+/// A peer list of masters 11 and 12 and workers 13 and 14, each with the address lines
+/// `addresses(i)`.
+fn two_masters_two_workers(addresses: impl Fn(u8) -> String) -> String {
+    [
         (11, "master"),
         (12, "master"),
         (13, "worker"),
@@ -628,11 +623,27 @@ fn a_dhcpv6_128_worker_finds_its_ipv6_peers_and_passes_keepalived_t() {
     .iter()
     .map(|(i, role)| {
         format!(
-            "[[node]]\nname = \"n{i}\"\nrole = \"{role}\"\naddresses = [\"192.0.2.{i}\"]\n\
-                 ovn_addresses = [\"192.0.2.{i}\", \"2001:db8::{i}\"]\n"
+            "[[node]]\nname = \"n{i}\"\nrole = \"{role}\"\n{}\n",
+            addresses(*i)
         )
     })
-    .collect();
+    .collect()
+}
+
+/// A DHCPv6 host (IPv6 /128) whose peers' IPv6 addresses come only from the OVN annotation:
+/// the machine network is the widened /64, so the worker lists its peers (upstream) instead of
+/// rendering the ingress instance alone.
+#[test]
+fn a_dhcpv6_128_worker_finds_its_ipv6_peers_and_passes_keepalived_t() {
+    if !require_root("a_dhcpv6_128_worker_finds_its_ipv6_peers_and_passes_keepalived_t") {
+        return;
+    }
+    // IPv6 addresses only in the OVN annotation.
+    let peers = two_masters_two_workers(|i| {
+        format!(
+            "addresses = [\"192.0.2.{i}\"]\novn_addresses = [\"192.0.2.{i}\", \"2001:db8::{i}\"]"
+        )
+    });
     let text = candidate_in_ns(
         &["192.0.2.13/24", "2001:db8::13/128"],
         [V4_VIPS, V6_VIPS],
@@ -657,20 +668,8 @@ fn openstack_sync_groups_pass_keepalived_t() {
     if !require_root("openstack_sync_groups_pass_keepalived_t") {
         return;
     }
-    let peers: String = [
-        (11, "master"),
-        (12, "master"),
-        (13, "worker"),
-        (14, "worker"),
-    ]
-    .iter()
-    .map(|(i, role)| {
-        format!(
-            "[[node]]\nname = \"n{i}\"\nrole = \"{role}\"\n\
-                 addresses = [\"192.0.2.{i}\", \"2001:db8::{i}\"]\n"
-        )
-    })
-    .collect();
+    let peers =
+        two_masters_two_workers(|i| format!("addresses = [\"192.0.2.{i}\", \"2001:db8::{i}\"]"));
     let openstack = "platform = \"OpenStack\"";
     let both = ["192.0.2.13/24", "2001:db8::13/64"];
     let text = candidate_in_ns(&both, [V4_VIPS, V6_VIPS], "worker", &peers, openstack);

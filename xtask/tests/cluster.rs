@@ -63,6 +63,15 @@ fn three_nodes_agree_on_their_ip_share_the_vips_and_resolve_through_themselves()
             conf.contains("interface br-ex") && conf.contains(&format!("unicast_src_ip {ip}")),
             "{who}: {conf}"
         );
+        // resolv-prepender saw br-ex come up (wait-for-br-ex-up.service waits for this).
+        assert!(
+            n.node
+                .view
+                .run_dir()
+                .join("nodeip-configuration/br-ex-up")
+                .exists(),
+            "{who}: br-ex-up"
+        );
         // keepalived was started by the monitor's first render, as keepalived.service is.
         let monitor = n.log_tail("keepalived-monitor", 200);
         assert!(

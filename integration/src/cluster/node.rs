@@ -540,6 +540,7 @@ impl ClusterNode {
             "ipv4",
             "ipv6",
             "remote-worker",
+            "br-ex-up",
             "resolv.conf",
             "keepalived.conf",
             "chk_ocp_script.sh",

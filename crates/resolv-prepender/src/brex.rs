@@ -117,13 +117,16 @@ fn bus_socket() -> PathBuf {
         )
 }
 
-/// Keeps `flag` in step with br-ex, from now on.
+/// Touches `flag` once br-ex is up, following NetworkManager until then.
 pub fn spawn(flag: PathBuf) {
     tokio::spawn(async move {
         let socket = bus_socket();
         loop {
             // Watched before connecting: a bus that appears in between wakes the wait below.
-            let watch = DirWatcher::new(vec![socket.clone()]);
+            let watch = DirWatcher::new(vec![socket.clone()]).map(|(mut w, wakes)| {
+                w.rewatch(None);
+                (w, wakes)
+            });
             match session(&flag).await {
                 Ok(()) if flag.exists() => return,
                 Ok(()) => tracing::warn!("the system bus connection ended; waiting for the bus"),

@@ -76,6 +76,11 @@ fn render(s: &Settings, own: &str, p: &Peers, mode: Mode) -> Result<String, Buil
     build(&inputs).map(|k| k.render())
 }
 
+/// The IPv6 addresses of the nodes of [`MASTERS`] then [`WORKERS`], in order (::14, ::15, ...).
+fn node_ipv6s() -> impl Iterator<Item = IpAddr> {
+    (14..).map(|i| ip(&format!("fd2e:6f44:5dd8:c956::{i}")))
+}
+
 const MASTERS: [&str; 3] = ["192.168.111.20", "192.168.111.21", "192.168.111.22"];
 const WORKERS: [&str; 2] = ["192.168.111.23", "192.168.111.24"];
 
@@ -284,12 +289,8 @@ fn scenario_d_dual_stack_uses_the_same_vrids_per_family() {
         .addr(5, "fd2e:6f44:5dd8:c956::14/64")
         .build();
     let mut p = peers(&MASTERS, &[]);
-    for (n, v6) in p.nodes.iter_mut().zip([
-        "fd2e:6f44:5dd8:c956::14",
-        "fd2e:6f44:5dd8:c956::15",
-        "fd2e:6f44:5dd8:c956::16",
-    ]) {
-        n.addresses.push(ip(v6));
+    for (n, v6) in p.nodes.iter_mut().zip(node_ipv6s()) {
+        n.addresses.push(v6);
     }
     let inputs = Inputs {
         settings: &s,
@@ -362,14 +363,8 @@ fn a_dhcpv6_128_host_finds_its_ipv6_peers_in_the_widened_64() {
         .addr(5, "fd2e:6f44:5dd8:c956::17/128")
         .build();
     let mut p = peers(&MASTERS, &WORKERS);
-    for (n, v6) in p.nodes.iter_mut().zip([
-        "fd2e:6f44:5dd8:c956::14",
-        "fd2e:6f44:5dd8:c956::15",
-        "fd2e:6f44:5dd8:c956::16",
-        "fd2e:6f44:5dd8:c956::17",
-        "fd2e:6f44:5dd8:c956::18",
-    ]) {
-        n.ovn_addresses.push(ip(v6));
+    for (n, v6) in p.nodes.iter_mut().zip(node_ipv6s()) {
+        n.ovn_addresses.push(v6);
     }
     let inputs = Inputs {
         settings: &s,
@@ -405,8 +400,8 @@ fn openstack_sync_groups_for_workers_and_never_of_one_instance() {
     );
     s.platform = "OpenStack".into();
     let mut p = peers(&MASTERS, &WORKERS);
-    for (n, v6) in p.nodes.iter_mut().zip(14..) {
-        n.addresses.push(ip(&format!("fd2e:6f44:5dd8:c956::{v6}")));
+    for (n, v6) in p.nodes.iter_mut().zip(node_ipv6s()) {
+        n.addresses.push(v6);
     }
     let snap = |v6: bool| {
         let b = snapshot().link(5, "br-ex").addr(5, "192.168.111.23/24");

@@ -30,6 +30,17 @@ trait Service {
     fn main_pid(&self) -> zbus::Result<u32>;
 }
 
+/// A queued job's outcome, as text naming the call.
+async fn job(
+    call: &str,
+    queued: impl Future<Output = zbus::Result<OwnedObjectPath>>,
+) -> Result<(), String> {
+    queued
+        .await
+        .map(drop)
+        .map_err(|e| format!("{call} {UNIT}: {e}"))
+}
+
 /// A connection to the system manager.
 pub struct Systemd {
     conn: zbus::Connection,
@@ -48,27 +59,19 @@ impl Systemd {
     }
 
     pub async fn reload_or_start(&self) -> Result<(), String> {
-        self.manager
-            .reload_or_restart_unit(UNIT, "replace")
-            .await
-            .map(drop)
-            .map_err(|e| format!("ReloadOrRestartUnit {UNIT}: {e}"))
+        job(
+            "ReloadOrRestartUnit",
+            self.manager.reload_or_restart_unit(UNIT, "replace"),
+        )
+        .await
     }
 
     pub async fn restart(&self) -> Result<(), String> {
-        self.manager
-            .restart_unit(UNIT, "replace")
-            .await
-            .map(drop)
-            .map_err(|e| format!("RestartUnit {UNIT}: {e}"))
+        job("RestartUnit", self.manager.restart_unit(UNIT, "replace")).await
     }
 
     pub async fn stop(&self) -> Result<(), String> {
-        self.manager
-            .stop_unit(UNIT, "replace")
-            .await
-            .map(drop)
-            .map_err(|e| format!("StopUnit {UNIT}: {e}"))
+        job("StopUnit", self.manager.stop_unit(UNIT, "replace")).await
     }
 
     /// Signals keepalived's main process (the parent, which passes SIGUSR1 on to its children).

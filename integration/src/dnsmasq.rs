@@ -15,6 +15,8 @@ pub struct Dhcp {
     pub router: String,
     /// Fixed leases: (MAC, IP).
     pub hosts: Vec<(String, String)>,
+    /// Seconds every DHCPOFFER is held back (`--dhcp-reply-delay`): a slow DHCP server.
+    pub reply_delay_secs: u32,
 }
 
 /// What one dnsmasq instance serves.
@@ -42,6 +44,8 @@ impl Dnsmasq {
     pub fn start(ns: &Netns, dir: &Path, cfg: &DnsmasqConfig) -> Result<Dnsmasq, String> {
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
         let log = dir.join("dnsmasq.log");
+        // A restart appends to the same log: only this start's lines count.
+        let offset = std::fs::metadata(&log).map_or(0, |m| m.len() as usize);
         let mut cmd = ns.command("dnsmasq");
         cmd.args([
             "--keep-in-foreground",
@@ -81,17 +85,29 @@ impl Dnsmasq {
                     dir.join("dnsmasq.leases").display()
                 ))
                 .arg("--dhcp-authoritative");
+            if d.reply_delay_secs > 0 {
+                cmd.arg(format!("--dhcp-reply-delay={}", d.reply_delay_secs));
+            }
             for (mac, ip) in &d.hosts {
                 cmd.arg(format!("--dhcp-host={mac},{ip}"));
             }
         }
         let daemon = Daemon::spawn("dnsmasq", &mut cmd, &dir.join("dnsmasq.stderr"))?;
-        let started =
-            || std::fs::read_to_string(&log).is_ok_and(|t| t.contains("started, version"));
+        let started = || {
+            std::fs::read_to_string(&log).is_ok_and(|t| {
+                t.get(offset..)
+                    .is_some_and(|t| t.contains("started, version"))
+            })
+        };
         if !wait_for(Duration::from_secs(5), started) {
             return Err(format!("dnsmasq did not start: {}", daemon.log_tail(5)));
         }
         Ok(Dnsmasq { daemon, log })
+    }
+
+    /// Stops it (also done on drop).
+    pub fn stop(&mut self) {
+        self.daemon.stop(Duration::from_secs(5));
     }
 
     /// How many DNS queries it has logged so far.

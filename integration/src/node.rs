@@ -76,6 +76,7 @@ routes:
 #[derive(Debug)]
 pub struct Upstream {
     dnsmasq: Dnsmasq,
+    cfg: DnsmasqConfig,
     ports: u32,
     pub ns: Netns,
     dir: tempfile::TempDir,
@@ -110,11 +111,13 @@ impl Upstream {
                 hosts: (1..=nodes)
                     .map(|i| (node_mac(i), node_address(i)))
                     .collect(),
+                reply_delay_secs: 0,
             }),
         };
         let dnsmasq = Dnsmasq::start(&ns, &dir.path().join("dnsmasq"), &cfg)?;
         Ok(Upstream {
             dnsmasq,
+            cfg,
             ports: 0,
             ns,
             dir,
@@ -141,6 +144,19 @@ impl Upstream {
         self.ns.ip(&["link", "set", &port, "master", "br0", "up"])?;
         self.ns.exec("ethtool", &["-K", &port, "tx", "off"])?;
         node.ip(&["link", "set", ifname, "up"]).map(drop)
+    }
+
+    /// Restarts the DHCP server so that it holds every offer back `secs` seconds (a slow DHCP
+    /// server or relay); leases it gave stay valid.
+    pub fn delay_dhcp_offers(&mut self, secs: u32) -> Result<(), String> {
+        if let Some(d) = self.cfg.dhcp.as_mut() {
+            d.reply_delay_secs = secs;
+        }
+        let dir = self.dir.path().join("dnsmasq");
+        // One server at a time on the port: the old one stops before the new one binds.
+        self.dnsmasq.stop();
+        self.dnsmasq = Dnsmasq::start(&self.ns, &dir, &self.cfg)?;
+        Ok(())
     }
 
     pub fn dnsmasq(&self) -> &Dnsmasq {

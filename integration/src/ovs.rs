@@ -1,6 +1,9 @@
 //! Open vSwitch (ovsdb-server + ovs-vswitchd) inside a namespace, userspace datapath, with
-//! private run/db/log directories.
+//! private run/db/log directories, running as RHEL/RHCOS run it: as a dedicated user
+//! (`OVS_USER_ID=openvswitch:hugetlbfs`), so its sockets are `srwxr-x---` and owned by that user,
+//! and root without `CAP_DAC_OVERRIDE` cannot connect.
 
+use std::os::unix::fs::{PermissionsExt, chown};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -8,22 +11,89 @@ use std::time::Duration;
 use crate::netns::Netns;
 use crate::process::{Daemon, output, wait_for};
 
+/// The numeric user and group OVS runs as: RHEL's `openvswitch:hugetlbfs` without touching the
+/// host's user database (the daemons need no names; ownership and modes are what matter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OvsUser {
+    pub uid: u32,
+    pub gid: u32,
+}
+
+impl OvsUser {
+    /// The first id from 900 up that neither /etc/passwd nor /etc/group uses, for both.
+    pub fn unused() -> OvsUser {
+        let used = |file: &str| -> Vec<u32> {
+            std::fs::read_to_string(file)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| l.split(':').nth(2)?.parse().ok())
+                .collect()
+        };
+        let (users, groups) = (used("/etc/passwd"), used("/etc/group"));
+        let id = (900..)
+            .find(|id| !users.contains(id) && !groups.contains(id))
+            .expect("a free id");
+        OvsUser { uid: id, gid: id }
+    }
+
+    /// `program` under `setpriv` as this user, with exactly the capabilities OVS's `--user`
+    /// keeps (`CAP_NET_ADMIN`, `CAP_NET_RAW`, `CAP_NET_BIND_SERVICE`; lib/daemon-unix.c).
+    fn command(&self, ns: &Netns, program: &str) -> Command {
+        let caps = "+net_admin,+net_raw,+net_bind_service";
+        let mut c = ns.command("setpriv");
+        c.arg(format!("--reuid={}", self.uid))
+            .arg(format!("--regid={}", self.gid))
+            .arg("--clear-groups")
+            .arg(format!("--inh-caps=-all,{caps}"))
+            .arg(format!("--ambient-caps=-all,{caps}"))
+            .arg(format!("--bounding-set=-all,{caps}"))
+            .arg("--")
+            .arg(program);
+        c
+    }
+}
+
 /// An OVS instance. Drop removes its bridges and taps (`exit --cleanup`) and stops both daemons.
 #[derive(Debug)]
 pub struct Ovs {
     rundir: PathBuf,
+    user: OvsUser,
     vswitchd: Option<Daemon>,
     _ovsdb: Daemon,
 }
 
+/// Lets `user` reach `dir` through the test's private temp dirs (created 0700 by root), as
+/// `/run` is reachable on a node: search permission for others on each ancestor below the
+/// system temp dir.
+fn make_reachable(dir: &Path) -> Result<(), String> {
+    let tmp = std::env::temp_dir();
+    for a in dir.ancestors().skip(1) {
+        if a == tmp || !a.starts_with(&tmp) {
+            break;
+        }
+        let mode = std::fs::metadata(a)
+            .map_err(|e| e.to_string())?
+            .permissions()
+            .mode();
+        std::fs::set_permissions(a, std::fs::Permissions::from_mode(mode | 0o001))
+            .map_err(|e| format!("chmod {}: {e}", a.display()))?;
+    }
+    Ok(())
+}
+
 impl Ovs {
     /// Starts OVS in `ns` with its sockets, database and logs in `rundir` (a node's
-    /// `/run/openvswitch`, so NetworkManager finds `db.sock` where production has it).
+    /// `/run/openvswitch`, so NetworkManager finds `db.sock` where production has it), as a
+    /// dedicated user that owns `rundir` and the database.
     pub fn start(ns: &Netns, rundir: &Path) -> Result<Ovs, String> {
+        let user = OvsUser::unused();
         std::fs::create_dir_all(rundir).map_err(|e| e.to_string())?;
+        make_reachable(rundir)?;
+        chown(rundir, Some(user.uid), Some(user.gid))
+            .map_err(|e| format!("chown {}: {e}", rundir.display()))?;
         let db = rundir.join("conf.db");
         output(
-            Command::new("ovsdb-tool")
+            user.command(ns, "ovsdb-tool")
                 .arg("create")
                 .arg(&db)
                 .arg("/usr/share/openvswitch/vswitch.ovsschema"),
@@ -34,7 +104,7 @@ impl Ovs {
                 c.env(k, rundir);
             }
         };
-        let mut cmd = ns.command("ovsdb-server");
+        let mut cmd = user.command(ns, "ovsdb-server");
         env(&mut cmd);
         cmd.arg(&db)
             .arg(format!("--remote=punix:{}", sock.display()))
@@ -49,11 +119,12 @@ impl Ovs {
         }
         let mut ovs = Ovs {
             rundir: rundir.to_owned(),
+            user,
             vswitchd: None,
             _ovsdb: ovsdb,
         };
         ovs.vsctl(&["--no-wait", "init"])?;
-        let mut cmd = ns.command("ovs-vswitchd");
+        let mut cmd = user.command(ns, "ovs-vswitchd");
         env(&mut cmd);
         cmd.arg(format!("unix:{}", sock.display()))
             .arg(format!(
@@ -71,6 +142,11 @@ impl Ovs {
         }
         ovs.vswitchd = Some(vswitchd);
         Ok(ovs)
+    }
+
+    /// The user OVS runs as (the owner of its sockets).
+    pub fn user(&self) -> OvsUser {
+        self.user
     }
 
     /// Fault injection: kills ovs-vswitchd (the database stays up), as a crash would.

@@ -26,6 +26,8 @@ const IPV6_USABLE_WAIT: Duration = Duration::from_secs(60);
 const PORT_IMPLICIT_WAIT: Duration = Duration::from_secs(5);
 /// How long the routes and addresses may take to settle on the bridge after activation.
 const SETTLE_WAIT: Duration = Duration::from_secs(10);
+/// Pause between two activation attempts of one profile (upstream: `sleep 5`).
+const ACTIVATION_RETRY_WAIT: Duration = Duration::from_secs(5);
 
 /// A failed run. The node keeps (or gets back) its original network.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +46,8 @@ pub enum ApplyError {
     Io(String),
     #[error("terminated by a signal")]
     Terminated,
+    #[error("cannot keep the checkpoint open: {0}")]
+    Checkpoint(NmError),
     #[error(
         "the checkpoint was gone at commit time ({0}): NetworkManager restarted during the apply, \
          or its rollback timeout passed and it restored the previous configuration; run again"
@@ -268,7 +272,9 @@ async fn apply_pending_nmstate(s: &Settings) -> Result<Option<Outcome>, ApplyErr
     };
     tracing::info!("applying the NMState file {}", pending.path.display());
     let state = crate::declarative::parse(&pending)?;
-    let nm = Nm::connect().await?;
+    // nmstate's OVS plugin needs OVSDB: say why now rather than as a plugin failure mid-apply.
+    ovsdb::check_access()?;
+    let nm = Nm::connect(s.dbus_timeout).await?;
     roll_back_abandoned(&nm, s.activation_timeout).await?;
     // Stale bridges from configure-ovs (or this tool's automatic mode) and the SDN era.
     cleanup(&nm, s.activation_timeout).await?;
@@ -310,7 +316,7 @@ pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
         return Ok(Outcome::Declarative);
     }
     touch(&s.executed_marker()).map_err(|e| io("touch", &s.executed_marker(), e))?;
-    let nm = Nm::connect().await?;
+    let nm = Nm::connect(s.dbus_timeout).await?;
     roll_back_abandoned(&nm, s.activation_timeout).await?;
     let mut changes = ChangeStream::subscribe(Duration::from_millis(20))?;
     let mut reader = NetlinkReader::connect()?;
@@ -397,11 +403,10 @@ async fn execute(
 ) -> Result<(), ApplyError> {
     let cp = nm.checkpoint_create(&[], s.checkpoint_timeout).await?;
     let mut added: BTreeMap<String, (OwnedObjectPath, NmSettings)> = BTreeMap::new();
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .map_err(|e| ApplyError::Io(format!("signal handler: {e}")))?;
     let result = tokio::select! {
         r = steps(nm, s, g, plan, &mut added, changes, reader) => r,
-        _ = term.recv() => Err(ApplyError::Terminated),
+        e = keep_checkpoint(nm, &cp, s.checkpoint_timeout) => Err(e),
+        e = terminated() => Err(e),
     };
     match result {
         Ok(()) => {
@@ -425,6 +430,17 @@ async fn execute(
             dump_profiles(s, plan);
             if let Err(r) = nm.checkpoint_rollback(&cp).await {
                 tracing::error!("checkpoint rollback failed: {r}");
+                if r.is_unanswered() {
+                    // Every further call would wait as long again. The checkpoint was last
+                    // extended at most one timeout ago: NetworkManager restores the previous
+                    // network by itself once it runs again and that timeout has passed.
+                    tracing::error!(
+                        "NetworkManager is not answering: it rolls back by itself within {}s of \
+                         running again",
+                        s.checkpoint_timeout.as_secs()
+                    );
+                    return Err(e);
+                }
             }
             for (id, (path, _)) in &added {
                 // DELETE_NEW_CONNECTIONS already removed them; this covers a crash of that path.
@@ -441,6 +457,40 @@ async fn execute(
             reconnect(nm, &uplinks, s.activation_timeout).await;
             Err(e)
         }
+    }
+}
+
+/// Pushes the checkpoint's automatic rollback `timeout` ahead every third of it, for as long as
+/// the apply runs: NetworkManager then rolls back only when this process is gone or it cannot
+/// reach NetworkManager, never because a slow link made the work outlast a fixed budget.
+async fn keep_checkpoint(nm: &Nm, cp: &OwnedObjectPath, timeout: Duration) -> ApplyError {
+    loop {
+        tokio::time::sleep(timeout / 3).await;
+        if let Err(e) = nm.checkpoint_extend(cp, timeout).await {
+            return ApplyError::Checkpoint(e);
+        }
+        tracing::debug!(
+            "checkpoint rollback moved to {}s from now",
+            timeout.as_secs()
+        );
+    }
+}
+
+/// SIGTERM (systemd's stop) or SIGINT (Ctrl-C by hand): both end the run with a rollback.
+async fn terminated() -> ApplyError {
+    use tokio::signal::unix::{SignalKind, signal};
+    match (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) {
+        (Ok(mut term), Ok(mut int)) => {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+            ApplyError::Terminated
+        }
+        (Err(e), _) | (_, Err(e)) => ApplyError::Io(format!("signal handler: {e}")),
     }
 }
 
@@ -479,43 +529,54 @@ async fn steps(
         let path = nm.add(settings).await?;
         added.insert(p::id(settings), (path, p::clone_settings(settings)));
     }
+    let to_activate: Vec<(&String, OwnedObjectPath, NmSettings)> = plan
+        .activate
+        .iter()
+        .filter_map(|id| {
+            let path = added
+                .get(id)
+                .map(|(path, _)| path.clone())
+                .or_else(|| g.path_of(id).cloned())?;
+            let settings = match added.get(id) {
+                Some((_, s)) => p::clone_settings(s),
+                None => g
+                    .profiles
+                    .iter()
+                    .find(|(_, x)| p::id(&x.settings) == *id)
+                    .map(|(_, x)| p::clone_settings(&x.settings))
+                    .unwrap_or_default(),
+            };
+            Some((id, path, settings))
+        })
+        .collect();
+    // Pass 1, as upstream: each bond/team port's LACP settles, then its clone gets
+    // autoconnect=yes before anything is activated, so that when NM re-activates ports
+    // implicitly it picks the clones, never the original port profiles (which would pull the
+    // old bond back up).
+    for (id, path, settings) in &to_activate {
+        if !is_port(settings) {
+            continue;
+        }
+        if let Some(iface) = p::interface(settings) {
+            crate::bond::wait_lacp(&iface).await;
+        }
+        autoconnect(nm, path, id, settings, added).await?;
+    }
     let mut ports_up: BTreeMap<String, usize> = BTreeMap::new();
     let mut port_masters: Vec<String> = Vec::new();
-    for id in &plan.activate {
-        let known = added
-            .get(id)
-            .map(|(path, _)| path.clone())
-            .or_else(|| g.path_of(id).cloned());
-        let Some(path) = known else { continue };
-        let settings = match added.get(id) {
-            Some((_, s)) => p::clone_settings(s),
-            None => g
-                .profiles
-                .iter()
-                .find(|(_, x)| p::id(&x.settings) == *id)
-                .map(|(_, x)| p::clone_settings(&x.settings))
-                .unwrap_or_default(),
-        };
+    for (id, path, settings) in to_activate {
         let uuid = p::uuid(&settings);
-        let is_port = matches!(
-            p::get_str(&settings, "connection", "slave-type").as_deref(),
-            Some("bond" | "team")
-        );
+        let is_port = is_port(&settings);
         if is_port {
             let master = p::master(&settings).unwrap_or_default();
             if !port_masters.contains(&master) {
                 port_masters.push(master.clone());
             }
-        }
-        if is_port {
-            // Bond/team ports: LACP settle, then a chance to come up implicitly with their
-            // master before being activated explicitly (the fail_over_mac=follow race).
-            if let Some(iface) = p::interface(&settings) {
-                crate::bond::wait_lacp(&iface).await;
-            }
+            // A chance to come up implicitly with the master before being activated
+            // explicitly (the fail_over_mac=follow race).
             wait_implicit(nm, &uuid, PORT_IMPLICIT_WAIT).await?;
         }
-        let r = activate_once(nm, &path, &uuid, id, s.activation_timeout).await;
+        let r = activate(nm, &path, &uuid, id, s).await;
         match (r, is_port) {
             (Ok(()), true) => {
                 *ports_up
@@ -527,12 +588,10 @@ async fn steps(
             (Err(e), true) => tracing::warn!("port {id} did not come up: {e}"),
             (Err(e), false) => return Err(e.into()),
         }
-        // Switched on once active, so NM brings it back by itself later (activation list only).
-        let mut on = settings;
-        p::set(&mut on, "connection", "autoconnect", true);
-        nm.update(&path, &on, false).await?;
-        if let Some(a) = added.get_mut(id) {
-            a.1 = on;
+        // Switched on once active, so NM brings it back by itself later (activation list only;
+        // ports got it in pass 1).
+        if !is_port {
+            autoconnect(nm, &path, id, &settings, added).await?;
         }
     }
     if let Some(m) = port_masters
@@ -542,6 +601,65 @@ async fn steps(
         return Err(ApplyError::Verify(format!("no port of {m} came up")));
     }
     verify(plan, g, changes, reader).await
+}
+
+fn is_port(settings: &NmSettings) -> bool {
+    matches!(
+        p::get_str(settings, "connection", "slave-type").as_deref(),
+        Some("bond" | "team")
+    )
+}
+
+/// Sets `connection.autoconnect=yes` on profile `id` (in memory; persisted after the commit).
+async fn autoconnect(
+    nm: &Nm,
+    path: &OwnedObjectPath,
+    id: &str,
+    settings: &NmSettings,
+    added: &mut BTreeMap<String, (OwnedObjectPath, NmSettings)>,
+) -> Result<(), NmError> {
+    let mut on = p::clone_settings(settings);
+    p::set(&mut on, "connection", "autoconnect", true);
+    nm.update(path, &on, false).await?;
+    if let Some(a) = added.get_mut(id) {
+        a.1 = on;
+    }
+    Ok(())
+}
+
+/// Activates profile `id` with upstream's persistence: up to `activation-attempts` attempts
+/// (10), 5 s apart, each waiting up to `activation-timeout-secs`. A NetworkManager that does not
+/// answer at all is not retried: every further call would wait as long again.
+async fn activate(
+    nm: &Nm,
+    path: &OwnedObjectPath,
+    uuid: &str,
+    id: &str,
+    s: &Settings,
+) -> Result<(), NmError> {
+    let mut attempt = 1;
+    loop {
+        match activate_once(nm, path, uuid, id, s.activation_timeout).await {
+            Ok(()) => return Ok(()),
+            Err(e) if e.is_unanswered() => return Err(e),
+            Err(e) if attempt >= s.activation_attempts => {
+                return Err(NmError::GaveUp {
+                    id: id.into(),
+                    attempts: attempt,
+                    last: Box::new(e),
+                });
+            }
+            Err(e) => {
+                tracing::warn!(
+                    "{id}: attempt {attempt} of {} failed ({e}); trying again in {}s",
+                    s.activation_attempts,
+                    ACTIVATION_RETRY_WAIT.as_secs()
+                );
+                tokio::time::sleep(ACTIVATION_RETRY_WAIT).await;
+                attempt += 1;
+            }
+        }
+    }
 }
 
 /// Waits up to `limit` for profile `uuid` to be activated by NM on its own.

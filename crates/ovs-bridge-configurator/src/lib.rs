@@ -32,7 +32,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             Command::ApplyNmstate(_) => apply_with_retry(&s, apply::apply_nmstate).await,
             Command::Plan { json, .. } => plan(&s, *json).await,
             Command::Rollback(_) => {
-                let nm = Nm::connect().await?;
+                let nm = Nm::connect(s.dbus_timeout).await?;
                 apply::cleanup(&nm, s.activation_timeout).await?;
                 Ok(ExitCode::SUCCESS)
             }
@@ -60,6 +60,10 @@ where
             )) => {
                 return Err(selection::app::UsageError(e.to_string()).into());
             }
+            // Socket permissions do not change by waiting either: the unit lacks a grant.
+            Err(e @ apply::ApplyError::Ovs(ovsdb::OvsError::Access { .. })) => {
+                return Err(e.into());
+            }
             Err(e) => match s.retry {
                 None => return Err(e.into()),
                 Some(wait) => {
@@ -77,7 +81,7 @@ where
 }
 
 async fn plan(s: &Settings, json: bool) -> anyhow::Result<ExitCode> {
-    let nm = Nm::connect().await?;
+    let nm = Nm::connect(s.dbus_timeout).await?;
     let mut reader = NetlinkReader::connect()?;
     let g = apply::gather(&nm, &mut reader, s).await?;
     let mut n = 0;
@@ -134,7 +138,7 @@ async fn plan(s: &Settings, json: bool) -> anyhow::Result<ExitCode> {
 }
 
 async fn status(s: &Settings) -> anyhow::Result<ExitCode> {
-    let nm = Nm::connect().await?;
+    let nm = Nm::connect(s.dbus_timeout).await?;
     let active: Vec<String> = nm
         .active_connections()
         .await?

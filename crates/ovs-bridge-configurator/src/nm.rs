@@ -50,6 +50,11 @@ trait NetworkManager {
         &self,
         checkpoint: &zbus::zvariant::ObjectPath<'_>,
     ) -> zbus::Result<BTreeMap<String, u32>>;
+    fn checkpoint_adjust_rollback_timeout(
+        &self,
+        checkpoint: &zbus::zvariant::ObjectPath<'_>,
+        add_timeout: u32,
+    ) -> zbus::Result<()>;
     #[zbus(property)]
     fn checkpoints(&self) -> zbus::Result<Vec<OwnedObjectPath>>;
     #[zbus(property)]
@@ -144,15 +149,43 @@ pub enum NmError {
     // would print it twice.
     #[error("{what}: {error}")]
     Call { what: String, error: zbus::Error },
+    /// A call that got no reply within the connection's method timeout: NetworkManager is hung
+    /// (or stopped), which must be a clear error, never a unit that waits forever.
+    #[error("{what}: NetworkManager did not answer within {timeout:?}")]
+    Unanswered { what: String, timeout: Duration },
     #[error("{what}: no answer within {timeout:?}")]
     Timeout { what: String, timeout: Duration },
     #[error("activation of {id} failed (NetworkManager deactivated it)")]
     ActivationFailed { id: String },
+    #[error("cannot bring up {id} after {attempts} attempts; the last: {last}")]
+    GaveUp {
+        id: String,
+        attempts: u32,
+        last: Box<NmError>,
+    },
 }
 
 fn call(what: impl Into<String>) -> impl FnOnce(zbus::Error) -> NmError {
     let what = what.into();
-    move |error| NmError::Call { what, error }
+    move |error| match &error {
+        zbus::Error::InputOutput(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+            NmError::Unanswered {
+                what,
+                timeout: CALL_TIMEOUT.get().copied().unwrap_or_default(),
+            }
+        }
+        _ => NmError::Call { what, error },
+    }
+}
+
+/// The method timeout of the connection (for [`NmError::Unanswered`]'s message).
+static CALL_TIMEOUT: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+
+impl NmError {
+    /// NetworkManager did not answer: further calls would only wait as long again.
+    pub fn is_unanswered(&self) -> bool {
+        matches!(self, NmError::Unanswered { .. })
+    }
 }
 
 /// A connection to NetworkManager on the system bus (`DBUS_SYSTEM_BUS_ADDRESS` honoured).
@@ -164,8 +197,14 @@ pub struct Nm {
 }
 
 impl Nm {
-    pub async fn connect() -> Result<Nm, NmError> {
-        let conn = Connection::system()
+    /// Connects; every method call (property reads included) fails with
+    /// [`NmError::Unanswered`] when no reply comes within `call_timeout`.
+    pub async fn connect(call_timeout: Duration) -> Result<Nm, NmError> {
+        let _ = CALL_TIMEOUT.set(call_timeout);
+        let conn = zbus::connection::Builder::system()
+            .map_err(call("system bus address"))?
+            .method_timeout(call_timeout)
+            .build()
             .await
             .map_err(call("connect to the system bus"))?;
         Ok(Nm {
@@ -474,6 +513,21 @@ impl Nm {
             .checkpoint_rollback(&cp.as_ref())
             .await
             .map_err(call("CheckpointRollback"))?;
+        self.count(1);
+        Ok(())
+    }
+
+    /// Moves the checkpoint's automatic rollback to `timeout` from now.
+    pub async fn checkpoint_extend(
+        &self,
+        cp: &OwnedObjectPath,
+        timeout: Duration,
+    ) -> Result<(), NmError> {
+        self.nm()
+            .await?
+            .checkpoint_adjust_rollback_timeout(&cp.as_ref(), timeout.as_secs() as u32)
+            .await
+            .map_err(call("CheckpointAdjustRollbackTimeout"))?;
         self.count(1);
         Ok(())
     }

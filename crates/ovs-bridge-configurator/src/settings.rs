@@ -19,6 +19,8 @@ struct ConfigFile {
     retry_interval_secs: Option<u64>,
     checkpoint_timeout_secs: Option<u64>,
     activation_timeout_secs: Option<u64>,
+    dbus_timeout_secs: Option<u64>,
+    activation_attempts: Option<u32>,
     run_dir: Option<PathBuf>,
     etc_dir: Option<PathBuf>,
     var_lib_dir: Option<PathBuf>,
@@ -33,10 +35,15 @@ pub struct Settings {
     pub persist: bool,
     /// Retry the whole run after a failure (upstream: every 15 minutes, forever); `None`: no retry.
     pub retry: Option<Duration>,
-    /// NetworkManager rolls back by itself if the run dies and does not commit within this.
+    /// NetworkManager rolls back by itself if the run dies (or stops extending the checkpoint)
+    /// and does not commit within this; a live run extends it as the work proceeds.
     pub checkpoint_timeout: Duration,
-    /// Longest wait for one profile to activate.
+    /// Longest wait for one profile to activate (one attempt).
     pub activation_timeout: Duration,
+    /// Attempts at activating one profile before giving up (upstream: 10, 5 s apart).
+    pub activation_attempts: u32,
+    /// Longest wait for NetworkManager's reply to one D-Bus call.
+    pub dbus_timeout: Duration,
     /// Roots of `/run`, `/etc`, `/var/lib` (tests point them elsewhere).
     pub run_dir: PathBuf,
     pub etc_dir: PathBuf,
@@ -95,6 +102,9 @@ pub fn resolve(
         retry: (retry > 0).then(|| Duration::from_secs(retry)),
         checkpoint_timeout: Duration::from_secs(cfg.checkpoint_timeout_secs.unwrap_or(60)),
         activation_timeout: Duration::from_secs(cfg.activation_timeout_secs.unwrap_or(90)),
+        activation_attempts: cfg.activation_attempts.unwrap_or(10).max(1),
+        // D-Bus's own default reply timeout.
+        dbus_timeout: Duration::from_secs(cfg.dbus_timeout_secs.unwrap_or(25)),
         run_dir: args
             .run_dir
             .clone()

@@ -350,7 +350,7 @@ fn a_failure_rolls_back_to_the_original_network() {
     fs::write(
         &cfg,
         format!(
-            "activation-timeout-secs = 5\ntroubleshooting-dir = \"{}\"\n",
+            "activation-timeout-secs = 5\nactivation-attempts = 2\ntroubleshooting-dir = \"{}\"\n",
             c.node.dir().display()
         ),
     )
@@ -363,6 +363,9 @@ fn a_failure_rolls_back_to_the_original_network() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", log(&o));
     assert!(log(&o).contains("rolling back"), "{}", log(&o));
+    // Retried as upstream before giving up (upstream: 10 attempts).
+    assert!(log(&o).contains("attempt 1 of 2 failed"), "{}", log(&o));
+    assert!(log(&o).contains("after 2 attempts"), "{}", log(&o));
     // The original profile is active again and the node answers on its original interface.
     assert!(
         wait_for(Duration::from_secs(10), || c.ens3_has_node_ip()),
@@ -742,5 +745,108 @@ fn a_crash_mid_apply_is_undone_by_the_checkpoint_timeout() {
         wait_for(Duration::from_secs(5), || !added()),
         "new profiles deleted by the rollback"
     );
+    assert!(c.reachable());
+}
+
+/// NetworkManager's log says it rolled a checkpoint back.
+fn nm_rolled_back(c: &Case) -> bool {
+    c.node
+        .nm
+        .log_tail(2000)
+        .lines()
+        .any(|l| l.contains("checkpoint[") && l.contains("]: rollback"))
+}
+
+#[test]
+fn a_slow_dhcp_server_outlasting_the_checkpoint_still_converts() {
+    if !require_root("a_slow_dhcp_server_outlasting_the_checkpoint_still_converts") {
+        return;
+    }
+    let mut c = Case::new(false);
+    c.write_primary_ip();
+    fs::write(c.node.view.run_dir().join("configure-ovs-boot-done"), "").unwrap();
+    // br-ex's new DHCP client waits 5 s for its offer; the checkpoint would fire after 2 s.
+    c.up.delay_dhcp_offers(5).unwrap();
+    let cfg = c.node.dir().join("obc.toml");
+    fs::write(&cfg, "checkpoint-timeout-secs = 2\n").unwrap();
+    let t = Instant::now();
+    let o = c
+        .command(&["apply", "--retry-interval-secs", "0", "-v"], &cfg)
+        .output()
+        .unwrap();
+    let took = t.elapsed();
+    eprintln!(
+        "converted in {took:?}\n{}",
+        c.up.dnsmasq().dhcp_log_tail(30)
+    );
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(c.ready(), "{}", c.context(&o));
+    assert!(
+        took >= Duration::from_secs(5),
+        "the offer was delayed ({took:?}): {}",
+        c.up.dnsmasq().dhcp_log_tail(20)
+    );
+    assert!(
+        log(&o).contains("checkpoint rollback moved"),
+        "the checkpoint was extended: {}",
+        log(&o)
+    );
+    assert!(!nm_rolled_back(&c), "{}", c.node.nm.log_tail(80));
+    assert!(c.reachable());
+}
+
+#[test]
+fn a_hung_network_manager_is_a_bounded_failure_and_the_network_comes_back() {
+    if !require_root("a_hung_network_manager_is_a_bounded_failure") {
+        return;
+    }
+    let mut c = Case::new(true);
+    c.write_primary_ip();
+    fs::write(c.node.view.run_dir().join("configure-ovs-boot-done"), "").unwrap();
+    let cfg = c.node.dir().join("obc.toml");
+    fs::write(&cfg, "checkpoint-timeout-secs = 6\ndbus-timeout-secs = 2\n").unwrap();
+    // Without ovs-vswitchd br-ex never activates: the apply is mid-way when NM stops.
+    c.node.ovs.kill_vswitchd();
+    let child = c
+        .command(&["apply", "--retry-interval-secs", "0"], &cfg)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let added = || c.profile_names().lines().any(|n| n == "ovs-if-br-ex");
+    assert!(wait_for(Duration::from_secs(10), added));
+    let nm = c.node.nm.pid().to_string();
+    let signal = |sig: &str| {
+        Command::new("kill")
+            .args([sig, &nm])
+            .status()
+            .unwrap()
+            .success()
+    };
+    assert!(signal("-STOP"));
+    let t = Instant::now();
+    let o = child.wait_with_output().unwrap();
+    let took = t.elapsed();
+    assert!(signal("-CONT"));
+    eprintln!("failed {took:?} after NetworkManager stopped");
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    // Bounded: one extension period, one unanswered call, one unanswered rollback.
+    assert!(took < Duration::from_secs(10), "{took:?}: {}", log(&o));
+    assert!(
+        log(&o).contains("NetworkManager did not answer within 2s"),
+        "{}",
+        log(&o)
+    );
+    // Running again, NetworkManager restores the previous network.
+    assert!(
+        wait_for(Duration::from_secs(20), || c.ens3_has_node_ip()),
+        "{}",
+        c.node.nm.log_tail(60)
+    );
+    assert!(
+        wait_for(Duration::from_secs(5), || !added()),
+        "{}",
+        c.profile_names()
+    );
+    assert!(nm_rolled_back(&c), "{}", c.node.nm.log_tail(80));
     assert!(c.reachable());
 }

@@ -850,3 +850,39 @@ fn a_hung_network_manager_is_a_bounded_failure_and_the_network_comes_back() {
     assert!(nm_rolled_back(&c), "{}", c.node.nm.log_tail(80));
     assert!(c.reachable());
 }
+
+#[test]
+fn without_the_unit_grant_ovs_as_its_own_user_is_one_clear_error() {
+    if !require_root("without_the_unit_grant_ovs_as_its_own_user_is_one_clear_error") {
+        return;
+    }
+    let c = Case::new(true);
+    c.write_primary_ip();
+    let before = c.profile_names();
+    // Root with only CAP_NET_ADMIN (the unit's set before the grant), against OVS running as
+    // its own user, and the default 15-minute retry: refused at once, not retried forever.
+    let o = c
+        .node
+        .view
+        .command("setpriv")
+        .args(["--bounding-set=-all,+net_admin", "--inh-caps=-all", "--", BIN])
+        .args(["apply", "--config", "/dev/null", "--etc-dir"])
+        .arg(&c.etc)
+        .arg("--var-lib-dir")
+        .arg(&c.var_lib)
+        .env("DBUS_SYSTEM_BUS_ADDRESS", c.node.nm.bus_address())
+        .output()
+        .unwrap();
+    let user = c.node.ovs.user();
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    let text = log(&o);
+    assert!(text.contains("/run/openvswitch/db.sock"), "{text}");
+    assert!(
+        text.contains(&format!("mode 0750, owned by uid {} gid {}", user.uid, user.gid)),
+        "{text}"
+    );
+    assert!(text.contains("needs CAP_DAC_OVERRIDE"), "{text}");
+    assert!(!text.contains("retrying"), "{text}");
+    assert_eq!(c.profile_names(), before, "nothing changed");
+    assert!(c.ens3_has_node_ip());
+}

@@ -194,13 +194,7 @@ async fn roll_back_abandoned(nm: &Nm, timeout: Duration) -> Result<(), ApplyErro
     if !abandoned.is_empty() {
         // The rollback re-activates the original profiles asynchronously: plan from the
         // settled result, not from devices half way there.
-        let deadline = Instant::now() + timeout;
-        while Instant::now() < deadline {
-            if nm.devices().await?.iter().all(|d| !in_transition(d.state)) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        settle(nm, timeout).await;
     }
     Ok(())
 }
@@ -276,11 +270,169 @@ async fn apply_pending_nmstate(s: &Settings) -> Result<Option<Outcome>, ApplyErr
     ovsdb::check_access()?;
     let nm = Nm::connect(s.dbus_timeout).await?;
     roll_back_abandoned(&nm, s.activation_timeout).await?;
-    // Stale bridges from configure-ovs (or this tool's automatic mode) and the SDN era.
-    cleanup(&nm, s.activation_timeout).await?;
-    ovsdb::delete_bridge("br0")?;
-    crate::declarative::apply(s, &pending, state).await?;
+    let defines_br_ex1 = state
+        .interfaces
+        .to_vec()
+        .iter()
+        .any(|i| i.name() == BR_EX1.bridge);
+    let before = active_bridge_profiles(&nm).await?;
+    let finish = async || -> Result<(), String> {
+        remove_leftovers(&nm, s, defines_br_ex1)
+            .await
+            .map_err(|e| format!("removing the automatic bridge's leftovers: {e}"))?;
+        check_br_ex(s).await
+    };
+    if let Err(e) = crate::declarative::apply(s, &pending, state, finish).await {
+        tracing::error!("{e}");
+        restore_bridges(&nm, &before, s).await;
+        return Err(e.into());
+    }
     Ok(Some(Outcome::DeclarativeApplied))
+}
+
+/// This tool's active profiles, in the order they are activated: bridges, then ports' uplinks,
+/// then the bridges' interfaces (which carry the IP). OVS ports come up with their bridge.
+async fn active_bridge_profiles(nm: &Nm) -> Result<Vec<(OwnedObjectPath, String)>, ApplyError> {
+    let active: Vec<String> = nm
+        .active_connections()
+        .await?
+        .into_iter()
+        .map(|(_, uuid, _)| uuid)
+        .collect();
+    let rank = |id: &str| match id {
+        _ if id == BR_EX.bridge || id == BR_EX1.bridge => 0,
+        _ if id.starts_with("ovs-if-br-ex") => 2,
+        _ => 1,
+    };
+    let mut out: Vec<(OwnedObjectPath, String)> = nm
+        .profiles()
+        .await?
+        .into_iter()
+        .map(|x| (x.path, p::id(&x.settings), p::uuid(&x.settings)))
+        .filter(|(_, id, uuid)| {
+            is_ours(id) && !id.starts_with("ovs-port-") && active.contains(uuid)
+        })
+        .map(|(path, id, _)| (path, id))
+        .collect();
+    out.sort_by_key(|(_, id)| rank(id));
+    Ok(out)
+}
+
+/// After a rollback: NetworkManager (1.42) restores the profiles but re-activates an OVS stack's
+/// pieces at once, and the interface that carries the IP can fail on its still-activating port.
+/// Activates again, in order, whatever of the previous bridge is not active once it settled.
+async fn restore_bridges(nm: &Nm, before: &[(OwnedObjectPath, String)], s: &Settings) {
+    if before.is_empty() {
+        return;
+    }
+    settle(nm, s.activation_timeout).await;
+    let active = match nm.active_connections().await {
+        Ok(a) => a,
+        Err(e) => return tracing::error!("cannot check the restored bridge: {e}"),
+    };
+    let profiles = nm.profiles().await.unwrap_or_default();
+    for (path, id) in before {
+        let Some(uuid) = profiles
+            .iter()
+            .find(|x| x.path == *path)
+            .map(|x| p::uuid(&x.settings))
+        else {
+            continue;
+        };
+        if active
+            .iter()
+            .any(|(_, u, state)| *u == uuid && *state == nm::AC_ACTIVATED)
+        {
+            continue;
+        }
+        tracing::info!("re-activating {id}, part of the bridge the node had");
+        if let Err(e) = activate(nm, path, &uuid, id, s).await {
+            tracing::error!("{e}");
+        }
+    }
+}
+
+/// Waits (up to `timeout`) until no device is half way through a state change.
+async fn settle(nm: &Nm, timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    while Instant::now() < deadline {
+        match nm.devices().await {
+            Ok(d) if d.iter().any(|d| in_transition(d.state)) => {}
+            _ => return,
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// After nmstate applied the file (inside its checkpoint): the automatic mode's profiles nmstate
+/// did not take over (inactive now), br-ex1 and its profiles unless the file defines it, and the
+/// SDN era's br0. The extra bridge's NIC gets its original profile back.
+async fn remove_leftovers(nm: &Nm, s: &Settings, keep_br_ex1: bool) -> Result<(), ApplyError> {
+    let active: Vec<String> = nm
+        .active_connections()
+        .await?
+        .into_iter()
+        .map(|(_, uuid, _)| uuid)
+        .collect();
+    let br_ex1_ids = BR_EX1.profile_ids();
+    let mut uplinks = Vec::new();
+    for x in nm.profiles().await? {
+        let id = p::id(&x.settings);
+        let of_br_ex1 = br_ex1_ids.contains(&id);
+        let idle = !active.contains(&p::uuid(&x.settings));
+        if !is_ours(&id) || !(idle || of_br_ex1 && !keep_br_ex1) {
+            continue;
+        }
+        if of_br_ex1 && id.starts_with("ovs-if-phys") {
+            uplinks.extend(p::interface(&x.settings));
+        }
+        tracing::info!("removing {id}: the NMState file owns br-ex now");
+        nm.delete(&x.path).await?;
+    }
+    if !keep_br_ex1 {
+        ovsdb::delete_bridge(BR_EX1.bridge)?;
+    }
+    ovsdb::delete_bridge("br0")?;
+    reconnect(nm, &uplinks, s.activation_timeout).await;
+    Ok(())
+}
+
+/// br-ex exists and carries the node IP (the install's seeds make br-ex mandatory in these
+/// files); otherwise the file cannot be what the node runs on.
+async fn check_br_ex(s: &Settings) -> Result<(), String> {
+    let mut reader = NetlinkReader::connect().map_err(|e| e.to_string())?;
+    let snap = reader.snapshot().await.map_err(|e| e.to_string())?;
+    let Some(idx) = snap
+        .links
+        .iter()
+        .find(|l| l.name == BR_EX.bridge)
+        .map(|l| l.index)
+    else {
+        return Err(format!(
+            "it does not create {} (an ovs-bridge with an ovs-interface of that name)",
+            BR_EX.bridge
+        ));
+    };
+    let node_ip = read_ip_file(&s.node_ip_files().primary_ip()).ok().flatten();
+    let on_br_ex = |ip: &IpAddr| {
+        snap.addresses
+            .iter()
+            .any(|a| a.ip == *ip && a.ifindex == idx)
+    };
+    match node_ip {
+        Some(ip) if !on_br_ex(&ip) => Err(format!(
+            "{} does not carry the node IP {ip} (from {})",
+            BR_EX.bridge,
+            s.node_ip_files().primary_ip().display()
+        )),
+        None if !snap.addresses.iter().any(|a| {
+            a.ifindex == idx && !a.ip.is_loopback() && !selection::net::is_link_local_unicast(a.ip)
+        }) =>
+        {
+            Err(format!("{} has no address", BR_EX.bridge))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// One run of `apply-nmstate` (nmstate-configuration.service, before network-online.target):
@@ -293,9 +445,13 @@ pub async fn apply_nmstate(s: &Settings) -> Result<Outcome, ApplyError> {
         tracing::info!("the NMState file is applied already");
         return Ok(Outcome::Declarative);
     }
+    let looked: Vec<String> = crate::declarative::candidates(s)
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
     tracing::info!(
-        "no NMState file in {}: ovs-configuration.service builds br-ex",
-        s.nmstate_dir().display()
+        "no NMState file ({} absent or empty): ovs-configuration.service builds br-ex",
+        looked.join(", ")
     );
     Ok(Outcome::NoNmstateFile)
 }

@@ -1,6 +1,12 @@
 //! The declarative mode (upstream nmstate-configuration.sh + nmstate.service): the user's
 //! NMState file defines br-ex; it is applied with the nmstate library (NetworkManager backend,
 //! its own checkpoint, verification, rollback on failure) and recorded in `applied`.
+//!
+//! Everything happens inside nmstate's one checkpoint: nmstate applies the file over whatever
+//! bridge the node has (the automatic one included; NetworkManager refuses a second checkpoint
+//! over the same devices, so the clean-up cannot come first in a checkpoint of our own), then,
+//! still uncommitted, the automatic mode's leftovers are removed and br-ex must carry the node
+//! IP. Any failure rolls the node back to the bridge it had.
 
 use std::path::{Path, PathBuf};
 
@@ -24,6 +30,9 @@ pub enum DeclarativeError {
     /// nmstate could not apply or verify it and rolled back to the previous network.
     #[error("applying {path} failed and was rolled back: {message}")]
     Apply { path: String, message: String },
+    /// It applied, but the result is not a usable br-ex: rolled back.
+    #[error("{path} was rolled back: {message}")]
+    Unusable { path: String, message: String },
     #[error("{0}")]
     Io(String),
 }
@@ -38,16 +47,25 @@ fn non_empty(path: &Path) -> Option<String> {
     std::fs::read_to_string(path).ok().filter(|t| !t.is_empty())
 }
 
+/// The files looked for, in order: `<short hostname>.yml`, then `cluster.yml`.
+pub fn candidates(s: &Settings) -> [PathBuf; 2] {
+    let dir = s.nmstate_dir();
+    [
+        dir.join(format!("{}.yml", short_hostname())),
+        dir.join("cluster.yml"),
+    ]
+}
+
 /// `<short hostname>.yml`, else `cluster.yml` (non-empty), unless `applied` already holds
 /// exactly that content.
 pub fn pending(s: &Settings) -> Option<Pending> {
     let dir = s.nmstate_dir();
-    let path = [
-        dir.join(format!("{}.yml", short_hostname())),
-        dir.join("cluster.yml"),
-    ]
-    .into_iter()
-    .find(|p| non_empty(p).is_some())?;
+    let shown: Vec<String> = candidates(s)
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    tracing::debug!("NMState files looked for: {}", shown.join(", "));
+    let path = candidates(s).into_iter().find(|p| non_empty(p).is_some())?;
     let content = non_empty(&path)?;
     let applied = std::fs::read_to_string(dir.join("applied")).ok();
     (applied.as_deref() != Some(content.as_str())).then_some(Pending { path, content })
@@ -61,17 +79,22 @@ pub fn parse(p: &Pending) -> Result<nmstate::NetworkState, DeclarativeError> {
     })
 }
 
-/// Applies and records `p` (parsed as `state`). The caller has removed the automatic bridge.
-pub async fn apply(
+/// Applies `p` (parsed as `state`) inside nmstate's checkpoint, runs `finish` (the clean-up and
+/// the br-ex check) before committing, and records the file. A failure anywhere rolls back.
+pub async fn apply<F>(
     s: &Settings,
     p: &Pending,
     mut state: nmstate::NetworkState,
-) -> Result<(), DeclarativeError> {
+    finish: F,
+) -> Result<(), DeclarativeError>
+where
+    F: AsyncFnOnce() -> Result<(), String>,
+{
     let shown = p.path.display().to_string();
     state
         .set_kernel_only(false)
         .set_verify_change(true)
-        .set_commit(true)
+        .set_commit(false)
         .set_memory_only(false)
         .set_timeout(s.checkpoint_timeout.as_secs() as u32);
     state
@@ -80,6 +103,22 @@ pub async fn apply(
         .map_err(|e| DeclarativeError::Apply {
             path: shown.clone(),
             message: e.to_string(),
+        })?;
+    // nmstate left its checkpoint open ("" = NetworkManager's only checkpoint).
+    if let Err(message) = finish().await {
+        if let Err(e) = nmstate::NetworkState::checkpoint_rollback_async("").await {
+            tracing::error!("rolling back nmstate's checkpoint: {e}");
+        }
+        return Err(DeclarativeError::Unusable {
+            path: shown,
+            message,
+        });
+    }
+    nmstate::NetworkState::checkpoint_commit_async("")
+        .await
+        .map_err(|e| DeclarativeError::Apply {
+            path: shown.clone(),
+            message: format!("commit: {e}"),
         })?;
     // As upstream: the file is copied into /etc/nmstate (nmstate.service re-applies it on
     // later boots) and to `applied`, a copy of the content other tools compare against.

@@ -80,7 +80,9 @@ impl Case {
         format!(
             "{}\n--- NetworkManager\n{}\n--- dnsmasq\n{}\n--- links\n{}",
             log(o),
-            self.node.nm.log_tail(60),
+            self.node
+                .nm
+                .log_tail(std::env::var("NM_TAIL").map_or(60, |v| v.parse().unwrap())),
             self.up.dnsmasq().dhcp_log_tail(30),
             self.node.ns.ip(&["-br", "link"]).unwrap_or_default()
         )
@@ -765,7 +767,8 @@ fn a_slow_dhcp_server_outlasting_the_checkpoint_still_converts() {
     let mut c = Case::new(false);
     c.write_primary_ip();
     fs::write(c.node.view.run_dir().join("configure-ovs-boot-done"), "").unwrap();
-    // br-ex's new DHCP client waits 5 s for its offer; the checkpoint would fire after 2 s.
+    // br-ex's new DHCP client waits 5 s for its offer (dnsmasq holds every offer back 5 s,
+    // blocking meanwhile, so a retransmitted DISCOVER delays the ACK too: about 10-12 s); the checkpoint would fire after 2 s.
     c.up.delay_dhcp_offers(5).unwrap();
     let cfg = c.node.dir().join("obc.toml");
     fs::write(&cfg, "checkpoint-timeout-secs = 2\n").unwrap();
@@ -865,7 +868,12 @@ fn without_the_unit_grant_ovs_as_its_own_user_is_one_clear_error() {
         .node
         .view
         .command("setpriv")
-        .args(["--bounding-set=-all,+net_admin", "--inh-caps=-all", "--", BIN])
+        .args([
+            "--bounding-set=-all,+net_admin",
+            "--inh-caps=-all",
+            "--",
+            BIN,
+        ])
         .args(["apply", "--config", "/dev/null", "--etc-dir"])
         .arg(&c.etc)
         .arg("--var-lib-dir")
@@ -878,11 +886,115 @@ fn without_the_unit_grant_ovs_as_its_own_user_is_one_clear_error() {
     let text = log(&o);
     assert!(text.contains("/run/openvswitch/db.sock"), "{text}");
     assert!(
-        text.contains(&format!("mode 0750, owned by uid {} gid {}", user.uid, user.gid)),
+        text.contains(&format!(
+            "mode 0750, owned by uid {} gid {}",
+            user.uid, user.gid
+        )),
         "{text}"
     );
     assert!(text.contains("needs CAP_DAC_OVERRIDE"), "{text}");
     assert!(!text.contains("retrying"), "{text}");
     assert_eq!(c.profile_names(), before, "nothing changed");
     assert!(c.ens3_has_node_ip());
+}
+
+/// The short host name the configurator looks for (`<short hostname>.yml`).
+fn short_hostname() -> String {
+    let name = fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    name.trim().split('.').next().unwrap().to_owned()
+}
+
+/// br-ex built automatically, then NMState files written into `/etc/nmstate/openshift`.
+fn automatic_then_files(files: &[(&str, &str)]) -> (Case, PathBuf) {
+    let c = Case::new(true);
+    c.write_primary_ip();
+    let o = c.run(&["apply"]);
+    assert!(o.status.success() && c.ready(), "{}", c.context(&o));
+    let dir = c.etc.join("nmstate/openshift");
+    fs::create_dir_all(&dir).unwrap();
+    for (name, text) in files {
+        fs::write(dir.join(name), text).unwrap();
+    }
+    (c, dir)
+}
+
+#[test]
+fn the_automatic_bridge_switches_to_a_per_host_nmstate_file_in_one_checkpoint() {
+    if !require_root("the_automatic_bridge_switches_to_a_per_host_nmstate_file") {
+        return;
+    }
+    // The per-host file wins over cluster.yml (which is not even valid NMState).
+    let host = format!("{}.yml", short_hostname());
+    let (c, dir) = automatic_then_files(&[
+        (&host, NMSTATE_BR_EX),
+        ("cluster.yml", "interfaces: [unclosed\n"),
+    ]);
+    let o = c.run(&["apply-nmstate"]);
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(log(&o).contains(&host), "{}", log(&o));
+    assert!(
+        wait_for(Duration::from_secs(5), || c.ready()),
+        "{}",
+        c.context(&o)
+    );
+    assert_eq!(
+        fs::read_to_string(dir.join("applied")).unwrap(),
+        NMSTATE_BR_EX
+    );
+    // Every profile of the automatic mode is either nmstate's now (active) or gone.
+    let inactive = c.node.nm.nmcli(&["-g", "NAME,ACTIVE", "c"]).unwrap();
+    assert!(
+        !inactive
+            .lines()
+            .any(|l| (l.starts_with("ovs-") || l.starts_with("br-ex")) && l.ends_with(":no")),
+        "{inactive}"
+    );
+    assert!(c.reachable());
+    // The next `apply` leaves br-ex to NMState.
+    let o = c.run(&["apply"]);
+    assert!(
+        log(&o).contains("Skipping: NMState owns br-ex"),
+        "{}",
+        log(&o)
+    );
+}
+
+#[test]
+fn a_valid_nmstate_file_whose_br_ex_is_unusable_keeps_the_previous_bridge() {
+    if !require_root("a_valid_nmstate_file_whose_br_ex_is_unusable") {
+        return;
+    }
+    // Valid NMState that nmstate applies and verifies, but br-ex would not carry the node IP.
+    let wrong_ip = NMSTATE_BR_EX.replace("198.51.100.11", "198.51.100.99");
+    let (c, dir) = automatic_then_files(&[("cluster.yml", &wrong_ip)]);
+    let o = c.run(&["apply-nmstate"]);
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    assert!(
+        log(&o).contains("does not carry the node IP 198.51.100.11"),
+        "{}",
+        log(&o)
+    );
+    assert!(!dir.join("applied").exists());
+    assert!(
+        wait_for(Duration::from_secs(15), || c.ready()),
+        "the automatic br-ex is back: {}",
+        c.context(&o)
+    );
+    assert!(c.profile_names().lines().any(|n| n == "ovs-if-phys0"));
+    assert!(c.reachable());
+    // A file naming a NIC the node does not have: nmstate itself fails and rolls back.
+    fs::write(
+        dir.join("cluster.yml"),
+        NMSTATE_BR_EX.replace("ens3", "ens9"),
+    )
+    .unwrap();
+    let o = c.run(&["apply-nmstate"]);
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    assert!(log(&o).contains("was rolled back"), "{}", log(&o));
+    assert!(
+        wait_for(Duration::from_secs(15), || c.ready()),
+        "the automatic br-ex is back: {}",
+        c.context(&o)
+    );
+    assert!(c.reachable());
 }

@@ -435,9 +435,31 @@ async fn check_br_ex(s: &Settings) -> Result<(), String> {
     }
 }
 
+/// Removes `/etc/cno/mtu-migration` unless `mtu-migration.service` is enabled, as both upstream
+/// scripts do first thing: the MTU migration's state must not outlive the migration.
+fn clean_mtu_migration(s: &Settings) -> Result<(), ApplyError> {
+    let dir = s.mtu_migration_dir();
+    if !dir.exists() {
+        return Ok(());
+    }
+    let enabled = std::process::Command::new("systemctl")
+        .args(["is-enabled", "--quiet", "mtu-migration.service"])
+        .status()
+        .is_ok_and(|st| st.success());
+    if !enabled {
+        tracing::info!(
+            "removing {}: mtu-migration.service is not enabled",
+            dir.display()
+        );
+        std::fs::remove_dir_all(&dir).map_err(|e| io("remove", &dir, e))?;
+    }
+    Ok(())
+}
+
 /// One run of `apply-nmstate` (nmstate-configuration.service, before network-online.target):
 /// only the declarative path, as upstream's nmstate-configuration.sh and nmstate.service.
 pub async fn apply_nmstate(s: &Settings) -> Result<Outcome, ApplyError> {
+    clean_mtu_migration(s)?;
     if let Some(done) = apply_pending_nmstate(s).await? {
         return Ok(done);
     }
@@ -459,6 +481,7 @@ pub async fn apply_nmstate(s: &Settings) -> Result<Outcome, ApplyError> {
 /// One run of `apply`.
 pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
     ovsdb::clear_ovn_remote()?;
+    clean_mtu_migration(s)?;
     // nmstate-configuration.service applied it earlier in the boot; this covers a node whose
     // MCO still runs upstream's nmstate-configuration unit, and a file written since.
     if let Some(done) = apply_pending_nmstate(s).await? {

@@ -73,6 +73,10 @@ impl Settings {
     pub fn hint(&self) -> PathBuf {
         self.var_lib_dir.join("ovnk/iface_default_hint")
     }
+    /// The MTU migration's state (mtu-migration.service, cluster-network-operator).
+    pub fn mtu_migration_dir(&self) -> PathBuf {
+        self.etc_dir.join("cno/mtu-migration")
+    }
     pub fn nmstate_dir(&self) -> PathBuf {
         self.etc_dir.join("nmstate/openshift")
     }

@@ -235,10 +235,15 @@ fn static_uplink_moves_onto_br_ex_with_configure_ovs_profiles() {
     let c = Case::new(true);
     c.write_primary_ip();
     let original = fs::read(c.node.view.nm_connections().join("ens3.nmconnection")).unwrap();
+    // A finished MTU migration's state (mtu-migration.service is not enabled here).
+    let mtu = c.etc.join("cno/mtu-migration");
+    fs::create_dir_all(mtu.join("config")).unwrap();
+    fs::write(mtu.join("config/mtu.env"), "TARGET_MTU=9000\n").unwrap();
     let t = Instant::now();
     let o = c.run(&["apply"]);
     let took = t.elapsed();
     assert!(o.status.success(), "{}", c.context(&o));
+    assert!(!mtu.exists(), "{}", log(&o));
     assert!(
         c.ready(),
         "ready when apply returns: {}",

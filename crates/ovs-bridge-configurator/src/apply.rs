@@ -607,6 +607,12 @@ async fn execute(
         Err(e) => {
             tracing::error!("{e}; rolling back to the previous network configuration");
             dump_profiles(s, plan);
+            log_state(
+                nm,
+                reader,
+                !matches!(&e, ApplyError::Checkpoint(c) if c.is_unanswered()),
+            )
+            .await;
             if let Err(r) = nm.checkpoint_rollback(&cp).await {
                 tracing::error!("checkpoint rollback failed: {r}");
                 if r.is_unanswered() {
@@ -982,17 +988,93 @@ async fn verify(
     Ok(())
 }
 
-/// On failure: the generated profiles, as keyfile-style text, in a fresh troubleshooting dir.
+/// On failure, in the journal: what NetworkManager and the kernel hold at that moment (as
+/// configure-ovs's `print_state`: profiles, devices, addresses, and the routes the netlink reader
+/// keeps, the default ones), before the rollback changes it. `ask_nm` is false when
+/// NetworkManager is known not to answer.
+async fn log_state(nm: &Nm, reader: &mut NetlinkReader, ask_nm: bool) {
+    if ask_nm {
+        let active: Vec<String> = match nm.active_connections().await {
+            Ok(a) => a.into_iter().map(|(_, uuid, _)| uuid).collect(),
+            Err(e) => return tracing::error!("state: {e}"),
+        };
+        for x in nm.profiles().await.unwrap_or_default() {
+            let uuid = p::uuid(&x.settings);
+            tracing::error!(
+                "state: profile {} ({}, {uuid}){}{}",
+                p::id(&x.settings),
+                p::get_str(&x.settings, "connection", "type").unwrap_or_default(),
+                if active.contains(&uuid) {
+                    " active"
+                } else {
+                    ""
+                },
+                if x.filename.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {}", x.filename)
+                }
+            );
+        }
+        for d in nm.devices().await.unwrap_or_default() {
+            tracing::error!(
+                "state: device {} type {} state {} profile {}",
+                d.interface,
+                d.device_type,
+                d.state,
+                d.active_uuid.as_deref().unwrap_or("-")
+            );
+        }
+    }
+    let Ok(snap) = reader.snapshot().await else {
+        return;
+    };
+    let name = |i: u32| {
+        snap.links
+            .iter()
+            .find(|l| l.index == i)
+            .map_or_else(|| i.to_string(), |l| l.name.clone())
+    };
+    for a in &snap.addresses {
+        tracing::error!(
+            "state: address {}/{} on {}",
+            a.ip,
+            a.prefix_len,
+            name(a.ifindex)
+        );
+    }
+    for r in &snap.routes {
+        tracing::error!(
+            "state: route {} via {} dev {} metric {} table {}",
+            r.destination
+                .map_or_else(|| "default".into(), |d| d.to_string()),
+            r.gateway.map_or_else(|| "-".into(), |g| g.to_string()),
+            r.oif.map_or_else(|| "-".into(), name),
+            r.metric,
+            r.table
+        );
+    }
+}
+
+/// Troubleshooting copies kept (the newest; older ones are removed).
+const TROUBLESHOOTING_KEPT: usize = 5;
+const TROUBLESHOOTING_PREFIX: &str = "ovs-bridge-configurator-";
+
+/// On failure: the generated profiles, as keyfile-style text, in a fresh troubleshooting dir:
+/// private (0700) and named unpredictably (it lives in /tmp by default), created exclusively, and
+/// only the last few kept.
 fn dump_profiles(s: &Settings, plan: &Plan) {
+    use std::os::unix::fs::DirBuilderExt;
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
+    let random = uuid::Uuid::new_v4().simple().to_string();
     let dir = s.troubleshooting_dir.join(format!(
-        "ovs-bridge-configurator-{stamp}-{}",
-        std::process::id()
+        "{TROUBLESHOOTING_PREFIX}{stamp:012}-{}",
+        &random[..12]
     ));
     let write = || -> std::io::Result<()> {
-        std::fs::create_dir_all(&dir)?;
+        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
         for settings in plan.bridges.iter().flat_map(|b| &b.add) {
             std::fs::write(
                 dir.join(format!("{}.nmconnection", p::id(settings))),
@@ -1007,5 +1089,34 @@ fn dump_profiles(s: &Settings, plan: &Plan) {
             dir.display()
         ),
         Err(e) => tracing::warn!("cannot write {}: {e}", dir.display()),
+    }
+    prune_troubleshooting(&s.troubleshooting_dir);
+}
+
+/// Removes all but the newest [`TROUBLESHOOTING_KEPT`] troubleshooting copies (names sort by
+/// their zero-padded time stamp).
+fn prune_troubleshooting(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    let mut dirs: Vec<std::path::PathBuf> = entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(TROUBLESHOOTING_PREFIX)
+        })
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    let old = dirs.len().saturating_sub(TROUBLESHOOTING_KEPT);
+    for d in &dirs[..old] {
+        if let Err(e) = std::fs::remove_dir_all(d) {
+            tracing::warn!(
+                "cannot remove the old troubleshooting copy {}: {e}",
+                d.display()
+            );
+        }
     }
 }

@@ -153,7 +153,7 @@ pub enum NmError {
     /// (or stopped), which must be a clear error, never a unit that waits forever.
     #[error("{what}: NetworkManager did not answer within {timeout:?}")]
     Unanswered { what: String, timeout: Duration },
-    #[error("{what}: no answer within {timeout:?}")]
+    #[error("{what}: not done within {timeout:?}")]
     Timeout { what: String, timeout: Duration },
     #[error("activation of {id} failed (NetworkManager deactivated it)")]
     ActivationFailed { id: String },

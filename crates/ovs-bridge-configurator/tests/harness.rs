@@ -362,6 +362,15 @@ fn a_failure_rolls_back_to_the_original_network() {
         ),
     )
     .unwrap();
+    // Five copies from earlier failures: the oldest goes, the newest five stay.
+    for n in 1..=5 {
+        fs::create_dir(
+            c.node
+                .dir()
+                .join(format!("ovs-bridge-configurator-00000000000{n}-old")),
+        )
+        .unwrap();
+    }
     // ovs-vswitchd crashed: NM can write OVSDB but the bridge never materialises.
     c.node.ovs.kill_vswitchd();
     let o = c
@@ -373,6 +382,14 @@ fn a_failure_rolls_back_to_the_original_network() {
     // Retried as upstream before giving up (upstream: 10 attempts).
     assert!(log(&o).contains("attempt 1 of 2 failed"), "{}", log(&o));
     assert!(log(&o).contains("after 2 attempts"), "{}", log(&o));
+    // The state at the failure, in the journal.
+    for line in [
+        "state: profile ovs-if-br-ex",
+        "state: device ens3",
+        "state: address",
+    ] {
+        assert!(log(&o).contains(line), "{line}: {}", log(&o));
+    }
     // The original profile is active again and the node answers on its original interface.
     assert!(
         wait_for(Duration::from_secs(10), || c.ens3_has_node_ip()),
@@ -385,7 +402,7 @@ fn a_failure_rolls_back_to_the_original_network() {
         !names.lines().any(|n| n.starts_with("ovs-") || n == "br-ex"),
         "profiles removed: {names}"
     );
-    let dumps: Vec<_> = fs::read_dir(c.node.dir())
+    let mut dumps: Vec<PathBuf> = fs::read_dir(c.node.dir())
         .unwrap()
         .flatten()
         .filter(|e| {
@@ -393,10 +410,20 @@ fn a_failure_rolls_back_to_the_original_network() {
                 .to_string_lossy()
                 .starts_with("ovs-bridge-configurator-")
         })
+        .map(|e| e.path())
         .collect();
-    assert_eq!(dumps.len(), 1, "one troubleshooting dir");
+    dumps.sort();
+    assert_eq!(dumps.len(), 5, "pruned to five: {dumps:?}");
+    assert!(!dumps[0].ends_with("ovs-bridge-configurator-000000000001-old"));
+    let new = dumps.last().unwrap();
+    use std::os::unix::fs::PermissionsExt;
     assert_eq!(
-        fs::read_dir(dumps[0].path()).unwrap().count(),
+        fs::metadata(new).unwrap().permissions().mode() & 0o777,
+        0o700,
+        "private"
+    );
+    assert_eq!(
+        fs::read_dir(new).unwrap().count(),
         5,
         "the five generated profiles"
     );

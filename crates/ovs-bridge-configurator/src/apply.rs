@@ -437,7 +437,7 @@ async fn check_br_ex(s: &Settings) -> Result<(), String> {
 
 /// Removes `/etc/cno/mtu-migration` unless `mtu-migration.service` is enabled, as both upstream
 /// scripts do first thing: the MTU migration's state must not outlive the migration.
-fn clean_mtu_migration(s: &Settings) -> Result<(), ApplyError> {
+fn clean_mtu_migration(s: &Settings) -> std::io::Result<()> {
     let dir = s.mtu_migration_dir();
     if !dir.exists() {
         return Ok(());
@@ -451,7 +451,7 @@ fn clean_mtu_migration(s: &Settings) -> Result<(), ApplyError> {
             "removing {}: mtu-migration.service is not enabled",
             dir.display()
         );
-        std::fs::remove_dir_all(&dir).map_err(|e| io("remove", &dir, e))?;
+        std::fs::remove_dir_all(&dir)?;
     }
     Ok(())
 }
@@ -459,7 +459,7 @@ fn clean_mtu_migration(s: &Settings) -> Result<(), ApplyError> {
 /// One run of `apply-nmstate` (nmstate-configuration.service, before network-online.target):
 /// only the declarative path, as upstream's nmstate-configuration.sh and nmstate.service.
 pub async fn apply_nmstate(s: &Settings) -> Result<Outcome, ApplyError> {
-    clean_mtu_migration(s)?;
+    clean_mtu_migration(s).map_err(|e| io("remove", &s.mtu_migration_dir(), e))?;
     if let Some(done) = apply_pending_nmstate(s).await? {
         return Ok(done);
     }
@@ -481,7 +481,7 @@ pub async fn apply_nmstate(s: &Settings) -> Result<Outcome, ApplyError> {
 /// One run of `apply`.
 pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
     ovsdb::clear_ovn_remote()?;
-    clean_mtu_migration(s)?;
+    clean_mtu_migration(s).map_err(|e| io("remove", &s.mtu_migration_dir(), e))?;
     // nmstate-configuration.service applied it earlier in the boot; this covers a node whose
     // MCO still runs upstream's nmstate-configuration unit, and a file written since.
     if let Some(done) = apply_pending_nmstate(s).await? {

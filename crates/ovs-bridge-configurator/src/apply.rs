@@ -88,16 +88,20 @@ pub struct Gathered {
 impl Gathered {
     /// The plan for what was gathered; `new_uuid` names the profiles it creates.
     pub fn plan(&self, new_uuid: &mut dyn FnMut() -> String) -> Result<plan::Plan, PlanError> {
-        let profiles: Vec<plan::Profile> = self
-            .profiles
+        let profiles = self.planner_profiles();
+        let devices: Vec<plan::Device> = self.devices.iter().map(|(_, d)| d.clone()).collect();
+        plan::plan(&profiles, &devices, &self.snapshot, &self.files, new_uuid)
+    }
+
+    /// The profiles without their D-Bus paths, as the pure planner takes them.
+    fn planner_profiles(&self) -> Vec<plan::Profile> {
+        self.profiles
             .iter()
             .map(|(_, x)| plan::Profile {
                 settings: p::clone_settings(&x.settings),
                 active: x.active,
             })
-            .collect();
-        let devices: Vec<plan::Device> = self.devices.iter().map(|(_, d)| d.clone()).collect();
-        plan::plan(&profiles, &devices, &self.snapshot, &self.files, new_uuid)
+            .collect()
     }
 
     fn path_of(&self, id: &str) -> Option<&OwnedObjectPath> {
@@ -524,7 +528,7 @@ pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
         g = gather(&nm, &mut reader, s).await?;
     }
     let choice = plan::choose(&g.snapshot, &g.files)?.ok_or(PlanError::NoInterface)?;
-    if choice.interface != BR_EX.bridge
+    if !plan::is_converted(&choice, &g.planner_profiles())
         && g.profiles.iter().any(|(_, x)| is_ours(&p::id(&x.settings)))
     {
         tracing::info!(

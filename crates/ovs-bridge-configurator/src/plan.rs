@@ -119,6 +119,20 @@ pub struct Choice {
     pub reason: Reason,
 }
 
+/// br-ex is in place for `choice`: the node IP is on br-ex already, or `/etc/ovnk/default_bridge`
+/// names the NIC whose active `ovs-if-phys0` makes it br-ex's port (the forced choice keeps naming
+/// the NIC after the conversion; upstream then re-adds nothing, so a re-run changes nothing).
+pub fn is_converted(choice: &Choice, profiles: &[Profile]) -> bool {
+    let phys = format!("ovs-if-{}", BR_EX.port);
+    choice.interface == BR_EX.bridge
+        || choice.reason == Reason::DefaultBridgeFile
+            && profiles.iter().any(|x| {
+                x.active
+                    && p::id(&x.settings) == phys
+                    && p::interface(&x.settings).as_deref() == Some(choice.interface.as_str())
+            })
+}
+
 fn has_default_route(snap: &Snapshot, index: u32) -> bool {
     snap.main_routes()
         .any(|r| r.is_default() && r.oif == Some(index))
@@ -229,7 +243,7 @@ pub fn plan(
     let choice = choose(snap, files)?.ok_or(PlanError::NoInterface)?;
     let exists = |id: &str| profiles.iter().any(|x| p::id(&x.settings) == id);
     let mut bridges = Vec::new();
-    let already_converted = choice.interface == BR_EX.bridge;
+    let already_converted = is_converted(&choice, profiles);
     if !already_converted {
         bridges.push(bridge_plan(
             BR_EX,

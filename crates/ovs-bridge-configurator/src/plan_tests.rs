@@ -758,3 +758,45 @@ fn an_uplink_without_an_active_profile_is_an_error() {
         PlanError::NoActiveConnection("ens3".into())
     );
 }
+
+#[test]
+fn a_forced_nic_already_bridged_is_converted_and_plans_nothing() {
+    // After the conversion the node IP is on br-ex; default_bridge still names ens3.
+    let snap = snapshot()
+        .link(2, "ens3")
+        .link(5, "br-ex")
+        .addr(5, "198.51.100.11/24")
+        .default_via(5, "198.51.100.1", 48)
+        .build();
+    let files = Files {
+        default_bridge: Some("ens3\n".into()),
+        primary_ip: Some(ip("198.51.100.11")),
+        ..Default::default()
+    };
+    let phys = |active_now: bool| Profile {
+        settings: profile("ovs-if-phys0", "phys", "802-3-ethernet", "ens3", vec![]),
+        active: active_now,
+    };
+    let plan = run(&[phys(true)], &[], &snap, &files).unwrap();
+    assert_eq!(
+        plan.choice,
+        Choice {
+            interface: "ens3".into(),
+            reason: Reason::DefaultBridgeFile
+        }
+    );
+    assert!(
+        plan.already_converted && plan.bridges.is_empty(),
+        "{plan:?}"
+    );
+    // Not converted while ovs-if-phys0 is not active, nor when it holds another NIC.
+    assert!(!crate::plan::is_converted(&plan.choice, &[phys(false)]));
+    let other = Files {
+        default_bridge: Some("ens4\n".into()),
+        ..files
+    };
+    assert!(!crate::plan::is_converted(
+        &choose(&snap, &other).unwrap().unwrap(),
+        &[phys(true)]
+    ));
+}

@@ -346,6 +346,26 @@ fn a_reboot_rebuilds_cleanly() {
 }
 
 #[test]
+fn a_same_boot_rerun_with_a_forced_nic_changes_nothing() {
+    if !require_root("a_same_boot_rerun_with_a_forced_nic_changes_nothing") {
+        return;
+    }
+    let c = Case::new(true);
+    c.write_primary_ip();
+    fs::create_dir_all(c.etc.join("ovnk")).unwrap();
+    fs::write(c.etc.join("ovnk/default_bridge"), "ens3\n").unwrap();
+    let o = c.run(&["apply"]);
+    assert!(o.status.success() && c.ready(), "{}", c.context(&o));
+    let uuids = || c.node.nm.nmcli(&["-g", "NAME,UUID,ACTIVE", "c"]).unwrap();
+    let before = uuids();
+    let o = c.run(&["apply"]);
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(log(&o).contains("nothing to do"), "{}", log(&o));
+    assert_eq!(uuids(), before, "the same profiles, still active");
+    assert!(c.ready() && c.reachable());
+}
+
+#[test]
 fn a_failure_rolls_back_to_the_original_network() {
     if !require_root("a_failure_rolls_back_to_the_original_network") {
         return;

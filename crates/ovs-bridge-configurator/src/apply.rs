@@ -892,7 +892,8 @@ async fn activate_once(
     }
 }
 
-/// The bridge carries the node IP and the default route with our metric, and its first global
+/// The bridge carries the node IP and the default route with our metric (or, as upstream
+/// accepts, with the metric a static default route of the uplink had), and its first global
 /// IPv6 address is usable; waits for the kernel state through netlink events.
 async fn verify(
     plan: &Plan,
@@ -923,11 +924,17 @@ async fn verify(
                 .map(|a| a.ip)
                 .collect(),
         };
-        let had_default = before
+        // The bridge's metric, and the uplink's own default-route metrics: a route the profile
+        // lists with an explicit metric keeps it on the bridge.
+        let mut metrics: Vec<u32> = before
             .main_routes()
-            .any(|r| r.is_default() && r.oif == uplink && uplink.is_some());
+            .filter(|r| r.is_default() && r.oif == uplink && uplink.is_some())
+            .map(|r| r.metric)
+            .collect();
+        let had_default = !metrics.is_empty();
         let bridge = b.names.bridge;
         let metric = b.names.metric;
+        metrics.push(metric);
         let ok = |snap: &Snapshot| -> Result<(), String> {
             let Some(idx) = snap
                 .links
@@ -949,7 +956,7 @@ async fn verify(
             if had_default
                 && !snap
                     .main_routes()
-                    .any(|r| r.is_default() && r.oif == Some(idx) && r.metric == metric)
+                    .any(|r| r.is_default() && r.oif == Some(idx) && metrics.contains(&r.metric))
             {
                 return Err(format!(
                     "no default route via {bridge} with metric {metric}"
@@ -1094,28 +1101,31 @@ fn dump_profiles(s: &Settings, plan: &Plan) {
         ),
         Err(e) => tracing::warn!("cannot write {}: {e}", dir.display()),
     }
-    prune_troubleshooting(&s.troubleshooting_dir);
+    prune_troubleshooting(&s.troubleshooting_dir, &dir);
 }
 
-/// Removes all but the newest [`TROUBLESHOOTING_KEPT`] troubleshooting copies (names sort by
-/// their zero-padded time stamp).
-fn prune_troubleshooting(parent: &Path) {
+/// Removes all but the newest [`TROUBLESHOOTING_KEPT`] troubleshooting copies (by modification
+/// time, then name), never `new`, the one just written.
+fn prune_troubleshooting(parent: &Path, new: &Path) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
-    let mut dirs: Vec<std::path::PathBuf> = entries
+    let mut dirs: Vec<(std::time::SystemTime, std::path::PathBuf)> = entries
         .flatten()
         .filter(|e| {
             e.file_name()
                 .to_string_lossy()
                 .starts_with(TROUBLESHOOTING_PREFIX)
         })
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .map(|e| e.path())
+        .filter(|e| e.path() != new)
+        .filter_map(|e| {
+            let m = e.metadata().ok().filter(|m| m.is_dir())?;
+            Some((m.modified().ok()?, e.path()))
+        })
         .collect();
     dirs.sort();
-    let old = dirs.len().saturating_sub(TROUBLESHOOTING_KEPT);
-    for d in &dirs[..old] {
+    let old = (dirs.len() + 1).saturating_sub(TROUBLESHOOTING_KEPT);
+    for (_, d) in &dirs[..old] {
         if let Err(e) = std::fs::remove_dir_all(d) {
             tracing::warn!(
                 "cannot remove the old troubleshooting copy {}: {e}",

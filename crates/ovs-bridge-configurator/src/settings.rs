@@ -124,6 +124,7 @@ pub fn resolve(
             .clone()
             .or(cfg.var_lib_dir)
             .unwrap_or_else(|| "/var/lib".into()),
-        troubleshooting_dir: cfg.troubleshooting_dir.unwrap_or_else(|| "/tmp".into()),
+        // $TMPDIR, else /tmp, as configure-ovs.
+        troubleshooting_dir: cfg.troubleshooting_dir.unwrap_or_else(std::env::temp_dir),
     })
 }

@@ -22,9 +22,14 @@ impl Case {
     /// A node whose uplink ens3 has an original, persistent profile `ens3` (IPv6 `auto`, as in
     /// the reference's measurement).
     fn new(static_ip: bool) -> Case {
+        Case::with(static_ip, &[])
+    }
+
+    /// The same, with `extra` nmcli settings on the original profile.
+    fn with(static_ip: bool, extra: &[&str]) -> Case {
         let mut up = Upstream::start(1, &[]).unwrap();
         let node = Node::start(&mut up, 1).unwrap();
-        node.up_uplink(!static_ip, &[]).unwrap();
+        node.up_uplink(!static_ip, extra).unwrap();
         let etc = node.dir().join("etc");
         let var_lib = node.dir().join("var-lib");
         fs::create_dir_all(&etc).unwrap();
@@ -54,7 +59,9 @@ impl Case {
             .arg(&self.etc)
             .arg("--var-lib-dir")
             .arg(&self.var_lib)
-            .env("DBUS_SYSTEM_BUS_ADDRESS", self.node.nm.bus_address());
+            .env("DBUS_SYSTEM_BUS_ADDRESS", self.node.nm.bus_address())
+            // Troubleshooting copies stay in the node's dir, not the host's /tmp.
+            .env("TMPDIR", self.node.dir());
         c
     }
 
@@ -363,6 +370,32 @@ fn a_same_boot_rerun_with_a_forced_nic_changes_nothing() {
     assert!(log(&o).contains("nothing to do"), "{}", log(&o));
     assert_eq!(uuids(), before, "the same profiles, still active");
     assert!(c.ready() && c.reachable());
+}
+
+#[test]
+fn a_static_default_route_keeps_its_own_metric_on_br_ex() {
+    if !require_root("a_static_default_route_keeps_its_own_metric_on_br_ex") {
+        return;
+    }
+    // No gateway: the default route is a static route with metric 100 (upstream accepts it).
+    let c = Case::with(
+        true,
+        &[
+            "ipv4.gateway",
+            "",
+            "ipv4.routes",
+            "0.0.0.0/0 198.51.100.1 100",
+        ],
+    );
+    c.write_primary_ip();
+    let o = c.run(&["apply"]);
+    assert!(o.status.success(), "{}", c.context(&o));
+    let routes = c.node.ns.ip(&["route", "show", "default"]).unwrap();
+    assert!(
+        routes.contains("dev br-ex") && routes.contains("metric 100"),
+        "{routes}"
+    );
+    assert!(c.reachable());
 }
 
 #[test]

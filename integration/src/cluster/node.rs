@@ -174,6 +174,8 @@ impl ClusterNode {
             .arg(self.path(&format!("{daemon}.toml")))
             .env("DBUS_SYSTEM_BUS_ADDRESS", self.node.nm.bus_address())
             .env("RUST_LOG", "info")
+            // ovs-bridge-configurator's troubleshooting copies stay in the node's dir.
+            .env("TMPDIR", self.path(""))
             .env("NO_COLOR", "1");
         c
     }

@@ -512,6 +512,7 @@ pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
         let _ = std::fs::remove_file(s.boot_marker());
     }
     if !s.boot_marker().exists() {
+        seed_hint(&nm, s).await?;
         tracing::info!(
             "first run of this boot: removing a previous boot's bridge before rebuilding"
         );
@@ -520,10 +521,21 @@ pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
     }
     let mut g = gather(&nm, &mut reader, s).await?;
     let deadline = Instant::now() + DEFAULT_ROUTE_WAIT;
-    while plan::choose(&g.snapshot, &g.files)?.is_none() && Instant::now() < deadline {
-        tracing::info!(
-            "no node-IP interface and no default route yet; waiting for a network change"
-        );
+    while Instant::now() < deadline {
+        match plan::choose(&g.snapshot, &g.files)? {
+            None => tracing::info!(
+                "no node-IP interface and no default route yet; waiting for a network change"
+            ),
+            Some(c) => match plan::awaited_hint(&g.snapshot, &g.files, &c) {
+                Some(hint) => tracing::info!(
+                    "{} has a default route, but br-ex was on {hint} ({}): waiting for {hint}'s \
+                     default route",
+                    c.interface,
+                    s.hint().display()
+                ),
+                None => break,
+            },
+        }
         let _ = tokio::time::timeout(deadline - Instant::now(), changes.next()).await;
         g = gather(&nm, &mut reader, s).await?;
     }
@@ -564,6 +576,31 @@ pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
     }
     tracing::info!("D-Bus calls: {}", nm.calls());
     Ok(outcome)
+}
+
+/// Without a hint file (a node converted by a version that did not write it), the previous
+/// boot's `ovs-if-phys0` still names the NIC br-ex was on: remember it before the clean-up
+/// removes the profile, so br-ex does not move to another NIC with a default route.
+async fn seed_hint(nm: &Nm, s: &Settings) -> Result<(), ApplyError> {
+    if s.hint().exists() {
+        return Ok(());
+    }
+    let phys = format!("ovs-if-{}", BR_EX.port);
+    let Some(nic) = nm
+        .profiles()
+        .await?
+        .iter()
+        .filter(|x| p::id(&x.settings) == phys)
+        .find_map(|x| p::interface(&x.settings))
+    else {
+        return Ok(());
+    };
+    tracing::info!(
+        "no {}: seeding it with {nic}, the NIC of the previous boot's {phys}",
+        s.hint().display()
+    );
+    write_atomic(&s.hint(), format!("{nic}\n").as_bytes(), 0o644)
+        .map_err(|e| io("write", &s.hint(), e))
 }
 
 fn all_active(g: &Gathered, plan: &Plan) -> bool {

@@ -207,6 +207,25 @@ pub fn choose(snap: &Snapshot, files: &Files) -> Result<Option<Choice>, PlanErro
     }))
 }
 
+/// The remembered interface the default-route choice passed over only because it has no default
+/// route yet: upstream keeps polling (within its 12 x 5 s budget) until it gets one, so a NIC
+/// whose DHCP answers later than another's does not lose br-ex across a reboot.
+pub fn awaited_hint(snap: &Snapshot, files: &Files, choice: &Choice) -> Option<String> {
+    if choice.reason != Reason::DefaultRoute {
+        return None;
+    }
+    let hint = files.hint.as_deref()?.trim();
+    let excluded = [BR_EX.bridge, BR_EX1.bridge].contains(&hint)
+        || files.extra_bridge.as_deref() == Some(hint)
+        || [BR_EX.bridge, BR_EX1.bridge].contains(&choice.interface.as_str());
+    let link = snap.links.iter().find(|l| l.name == hint)?;
+    (!hint.is_empty()
+        && !excluded
+        && hint != choice.interface
+        && !has_default_route(snap, link.index))
+    .then(|| hint.to_owned())
+}
+
 /// The plan for one bridge.
 #[derive(Debug)]
 pub struct BridgePlan {

@@ -800,3 +800,57 @@ fn a_forced_nic_already_bridged_is_converted_and_plans_nothing() {
         &[phys(true)]
     ));
 }
+
+#[test]
+fn a_hint_without_its_default_route_yet_is_awaited() {
+    let snap = snapshot()
+        .link(2, "ens3")
+        .addr(2, "198.51.100.11/24")
+        .link(3, "ens4")
+        .addr(3, "203.0.113.11/24")
+        .default_via(3, "203.0.113.1", 50)
+        .build();
+    let files = Files {
+        hint: Some("ens3".into()),
+        ..Default::default()
+    };
+    let found = choose(&snap, &files).unwrap().unwrap();
+    assert_eq!(
+        found,
+        Choice {
+            interface: "ens4".into(),
+            reason: Reason::DefaultRoute
+        }
+    );
+    assert_eq!(
+        crate::plan::awaited_hint(&snap, &files, &found).as_deref(),
+        Some("ens3")
+    );
+    // Not awaited: no hint, a hint naming the found NIC, a missing NIC, or a bridge.
+    for hint in [None, Some("ens4"), Some("ens9"), Some("br-ex")] {
+        let f = Files {
+            hint: hint.map(Into::into),
+            ..Default::default()
+        };
+        let c = choose(&snap, &f).unwrap().unwrap();
+        assert_eq!(crate::plan::awaited_hint(&snap, &f, &c), None, "{hint:?}");
+    }
+    // Once ens3 has its default route the hint wins and nothing is awaited.
+    let later = snapshot()
+        .link(2, "ens3")
+        .addr(2, "198.51.100.11/24")
+        .default_via(2, "198.51.100.1", 100)
+        .link(3, "ens4")
+        .addr(3, "203.0.113.11/24")
+        .default_via(3, "203.0.113.1", 50)
+        .build();
+    let c = choose(&later, &files).unwrap().unwrap();
+    assert_eq!(
+        c,
+        Choice {
+            interface: "ens3".into(),
+            reason: Reason::Hint
+        }
+    );
+    assert_eq!(crate::plan::awaited_hint(&later, &files, &c), None);
+}

@@ -579,6 +579,89 @@ fn the_node_ip_nic_wins_over_a_lower_metric_default_route_and_the_extra_bridge_f
     assert!(c.ready());
 }
 
+/// Whether br-ex carries `ip`.
+fn br_ex_carries(c: &Case, ip: &str) -> bool {
+    c.node
+        .ns
+        .ip(&["-br", "addr", "show", "dev", "br-ex"])
+        .unwrap_or_default()
+        .contains(ip)
+}
+
+#[test]
+fn the_remembered_nic_is_awaited_when_another_has_the_default_route_first() {
+    if !require_root("the_remembered_nic_is_awaited") {
+        return;
+    }
+    let c = Case::new(true);
+    let _up2 = add_second_nic(&c);
+    // No node IP (the default-route path); ens3 remembered; its default route comes late.
+    fs::create_dir_all(c.var_lib.join("ovnk")).unwrap();
+    fs::write(c.var_lib.join("ovnk/iface_default_hint"), "ens3\n").unwrap();
+    fs::write(c.node.view.run_dir().join("configure-ovs-boot-done"), "").unwrap();
+    c.node
+        .ns
+        .ip(&["route", "del", "default", "dev", "ens3"])
+        .unwrap();
+    let child = c
+        .command(
+            &["apply", "--retry-interval-secs", "0"],
+            Path::new("/dev/null"),
+        )
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    c.node
+        .ns
+        .ip(&[
+            "route", "add", "default", "via", ROUTER, "dev", "ens3", "metric", "100",
+        ])
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(
+        log(&o).contains("waiting for ens3's default route"),
+        "{}",
+        log(&o)
+    );
+    assert!(br_ex_carries(&c, &node_address(1)), "{}", c.context(&o));
+}
+
+#[test]
+fn without_a_hint_file_the_previous_boots_ovs_if_phys0_keeps_br_ex_on_its_nic() {
+    if !require_root("without_a_hint_file_the_previous_boots_ovs_if_phys0") {
+        return;
+    }
+    let c = Case::new(true);
+    let _up2 = add_second_nic(&c);
+    // The previous boot's persistent ovs-if-phys0 (a version that wrote no hint file); no node
+    // IP, so the default route would pick ens4 (metric 50 < 100).
+    c.node
+        .nm
+        .nmcli(&[
+            "c",
+            "add",
+            "type",
+            "ethernet",
+            "con-name",
+            "ovs-if-phys0",
+            "ifname",
+            "ens3",
+            "autoconnect",
+            "no",
+        ])
+        .unwrap();
+    let o = c.run(&["apply"]);
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(log(&o).contains("seeding it with ens3"), "{}", log(&o));
+    assert!(br_ex_carries(&c, &node_address(1)), "{}", c.context(&o));
+    assert_eq!(
+        fs::read_to_string(c.var_lib.join("ovnk/iface_default_hint")).unwrap(),
+        "ens3\n"
+    );
+}
+
 #[test]
 fn dual_stack_static_uplink_keeps_both_families() {
     if !require_root("dual_stack_static_uplink_keeps_both_families") {

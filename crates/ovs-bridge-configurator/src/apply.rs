@@ -1106,7 +1106,8 @@ async fn log_state(nm: &Nm, reader: &mut NetlinkReader, ask_nm: bool) {
 
 /// Troubleshooting copies kept (the newest; older ones are removed).
 const TROUBLESHOOTING_KEPT: usize = 5;
-const TROUBLESHOOTING_PREFIX: &str = "ovs-bridge-configurator-";
+/// Names of the troubleshooting copies (`collect` picks the newest).
+pub const TROUBLESHOOTING_PREFIX: &str = "ovs-bridge-configurator-";
 
 /// On failure: the generated profiles, as keyfile-style text, in a fresh troubleshooting dir:
 /// private (0700) and named unpredictably (it lives in /tmp by default), created exclusively, and

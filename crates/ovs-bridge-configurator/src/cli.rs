@@ -36,6 +36,16 @@ pub enum Command {
     Rollback(SettingsArgs),
     /// What exists now: this tool's profiles, the OVS bridges, which mode owns br-ex.
     Status(SettingsArgs),
+    /// Gather what support asks for first (NM profiles with secrets redacted, devices,
+    /// checkpoints, OVSDB, addresses, routes, rules, the node-IP files, markers, hint and NMState
+    /// files, the last troubleshooting copy, what `plan` would do now) into DIR, or into a
+    /// tar.gz when DIR ends in .tar.gz or .tgz [default: ./ovs-bridge-configurator-collect-<time>.tar.gz].
+    Collect {
+        #[command(flatten)]
+        settings: SettingsArgs,
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 impl Command {
@@ -45,7 +55,7 @@ impl Command {
             | Command::ApplyNmstate(s)
             | Command::Rollback(s)
             | Command::Status(s) => s,
-            Command::Plan { settings, .. } => settings,
+            Command::Plan { settings, .. } | Command::Collect { settings, .. } => settings,
         }
     }
 }

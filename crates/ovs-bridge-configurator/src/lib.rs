@@ -5,6 +5,7 @@
 pub mod apply;
 pub mod bond;
 pub mod cli;
+pub mod collect;
 pub mod declarative;
 pub mod nic;
 pub mod nm;
@@ -37,6 +38,15 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 Ok(ExitCode::SUCCESS)
             }
             Command::Status(_) => status(&s).await,
+            Command::Collect { dir, .. } => {
+                let target = dir.clone().unwrap_or_else(collect::default_target);
+                let missing = collect::collect(&s, &target).await?;
+                println!("collected into {}", target.display());
+                for m in &missing {
+                    eprintln!("not gathered: {m}");
+                }
+                Ok(ExitCode::SUCCESS)
+            }
         }
     })
 }
@@ -84,12 +94,21 @@ async fn plan(s: &Settings, json: bool) -> anyhow::Result<ExitCode> {
     let nm = Nm::connect(s.dbus_timeout).await?;
     let mut reader = NetlinkReader::connect()?;
     let g = apply::gather(&nm, &mut reader, s).await?;
+    print!("{}", plan_report(&g, json)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `apply` would do now for what was gathered: keyfile-style text (or one JSON object)
+/// with placeholder UUIDs. Shared by `plan` and `collect`.
+pub fn plan_report(g: &apply::Gathered, json: bool) -> Result<String, plan::PlanError> {
+    use std::fmt::Write;
     let mut n = 0;
     let mut uuids = || {
         n += 1;
         format!("<new-uuid-{n}>")
     };
     let plan = g.plan(&mut uuids)?;
+    let mut out = String::new();
     if json {
         let bridges: Vec<serde_json::Value> = plan
             .bridges
@@ -104,37 +123,39 @@ async fn plan(s: &Settings, json: bool) -> anyhow::Result<ExitCode> {
                 })
             })
             .collect();
-        let out = serde_json::json!({
+        let report = serde_json::json!({
             "choice": plan.choice,
             "already_converted": plan.already_converted,
             "bridges": bridges,
             "remove": plan.remove,
             "activate": plan.activate,
         });
-        println!("{out:#}");
-    } else {
-        println!(
-            "# interface {} ({:?})",
-            plan.choice.interface, plan.choice.reason
-        );
-        for b in &plan.bridges {
-            for w in &b.warnings {
-                println!("# warning: {w}");
-            }
-            for settings in &b.add {
-                println!(
-                    "# {}.nmconnection\n{}",
-                    profile::id(settings),
-                    profile::render(settings)
-                );
-            }
-        }
-        for u in &plan.remove {
-            println!("# remove {u}");
-        }
-        println!("# activation order: {}", plan.activate.join(", "));
+        let _ = writeln!(out, "{report:#}");
+        return Ok(out);
     }
-    Ok(ExitCode::SUCCESS)
+    let _ = writeln!(
+        out,
+        "# interface {} ({:?})",
+        plan.choice.interface, plan.choice.reason
+    );
+    for b in &plan.bridges {
+        for w in &b.warnings {
+            let _ = writeln!(out, "# warning: {w}");
+        }
+        for settings in &b.add {
+            let _ = writeln!(
+                out,
+                "# {}.nmconnection\n{}",
+                profile::id(settings),
+                profile::render(settings)
+            );
+        }
+    }
+    for u in &plan.remove {
+        let _ = writeln!(out, "# remove {u}");
+    }
+    let _ = writeln!(out, "# activation order: {}", plan.activate.join(", "));
+    Ok(out)
 }
 
 async fn status(s: &Settings) -> anyhow::Result<ExitCode> {

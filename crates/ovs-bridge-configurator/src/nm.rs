@@ -122,6 +122,19 @@ trait NmActive {
     fn activation_state_changed(&self, state: u32, reason: u32) -> zbus::Result<()>;
 }
 
+#[proxy(
+    interface = "org.freedesktop.NetworkManager.Checkpoint",
+    default_service = "org.freedesktop.NetworkManager"
+)]
+trait NmCheckpoint {
+    #[zbus(property)]
+    fn devices(&self) -> zbus::Result<Vec<OwnedObjectPath>>;
+    #[zbus(property)]
+    fn created(&self) -> zbus::Result<i64>;
+    #[zbus(property)]
+    fn rollback_timeout(&self) -> zbus::Result<u32>;
+}
+
 /// A stored profile.
 #[derive(Clone, Debug)]
 pub struct Profile {
@@ -530,6 +543,29 @@ impl Nm {
             .map_err(call("CheckpointAdjustRollbackTimeout"))?;
         self.count(1);
         Ok(())
+    }
+
+    /// One checkpoint's devices, creation time (`CLOCK_BOOTTIME` ms) and rollback timeout (s),
+    /// for `collect`.
+    pub async fn checkpoint_details(
+        &self,
+        cp: &OwnedObjectPath,
+    ) -> Result<(Vec<OwnedObjectPath>, i64, u32), NmError> {
+        let c = NmCheckpointProxy::builder(&self.conn)
+            .path(cp.clone())
+            .map_err(call("checkpoint path"))?
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await
+            .map_err(call("checkpoint"))?;
+        self.count(3);
+        Ok((
+            c.devices().await.map_err(call("Checkpoint.Devices"))?,
+            c.created().await.map_err(call("Checkpoint.Created"))?,
+            c.rollback_timeout()
+                .await
+                .map_err(call("Checkpoint.RollbackTimeout"))?,
+        ))
     }
 
     /// Checkpoints that exist now (a crashed earlier run may have left one).

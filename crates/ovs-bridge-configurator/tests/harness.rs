@@ -1166,3 +1166,135 @@ fn a_valid_nmstate_file_whose_br_ex_is_unusable_keeps_the_previous_bridge() {
     );
     assert!(c.reachable());
 }
+
+/// Every file under `dir`, with its content (lossy).
+fn tree(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(tree(&p));
+        } else {
+            out.push((
+                p.display().to_string(),
+                String::from_utf8_lossy(&fs::read(&p).unwrap()).into_owned(),
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn collect_gathers_the_host_network_with_secrets_redacted() {
+    if !require_root("collect_gathers_the_host_network_with_secrets_redacted") {
+        return;
+    }
+    let c = Case::new(true);
+    c.write_primary_ip();
+    assert!(c.run(&["apply"]).status.success());
+    // A persistent profile with a secret, and a troubleshooting copy from an earlier failure.
+    c.node
+        .nm
+        .nmcli(&[
+            "c",
+            "add",
+            "type",
+            "ethernet",
+            "con-name",
+            "secured",
+            "ifname",
+            "ens9",
+            "autoconnect",
+            "no",
+            "802-1x.eap",
+            "peap",
+            "802-1x.identity",
+            "user",
+            "802-1x.phase2-auth",
+            "mschapv2",
+            "802-1x.password",
+            "hunter2",
+        ])
+        .unwrap();
+    let old = c
+        .node
+        .dir()
+        .join("ovs-bridge-configurator-000000000001-abc");
+    fs::create_dir(&old).unwrap();
+    fs::write(old.join("br-ex.nmconnection"), "[connection]\nid=br-ex\n").unwrap();
+    let dir = c.node.dir().join("bundle");
+    let o = c.run(&["collect", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", log(&o));
+    let files = tree(&dir);
+    let get = |suffix: &str| {
+        files
+            .iter()
+            .find(|(p, _)| p.ends_with(suffix))
+            .map(|(_, t)| t.clone())
+            .unwrap_or_else(|| {
+                panic!(
+                    "{suffix} missing: {:?}",
+                    files.iter().map(|f| &f.0).collect::<Vec<_>>()
+                )
+            })
+    };
+    assert!(
+        files.iter().all(|(_, t)| !t.contains("hunter2")),
+        "a secret leaked"
+    );
+    let secured = files
+        .iter()
+        .find(|(p, _)| p.contains("nm/keyfiles/etc/NetworkManager/system-connections/secured"))
+        .expect("the keyfile");
+    assert!(secured.1.contains("password=<redacted>"), "{}", secured.1);
+    assert!(get("nm/devices.txt").contains("br-ex"));
+    assert!(get("nm/checkpoints.txt").contains("none"));
+    assert!(
+        files
+            .iter()
+            .any(|(p, t)| p.contains("nm/profiles/ovs-if-br-ex-") && t.contains("route-metric=48"))
+    );
+    assert!(get("ovs/show.txt").contains("Bridge br-ex"));
+    assert!(get("ovs/Interface.json").contains("ens3"));
+    assert!(get("kernel/routes-v4.txt").contains("default via 198.51.100.1 dev br-ex"));
+    assert!(get("kernel/addresses.txt").contains("198.51.100.11/24"));
+    assert_eq!(
+        get("files/nodeip-configuration/primary-ip"),
+        node_address(1)
+    );
+    assert!(get("files/markers.txt").contains("iface_default_hint present: \"ens3\""));
+    assert!(
+        get("troubleshooting/ovs-bridge-configurator-000000000001-abc/br-ex.nmconnection")
+            .contains("id=br-ex")
+    );
+    assert!(get("plan.txt").starts_with("# interface br-ex (NodeIp)"));
+    let summary = get("SUMMARY.txt");
+    assert!(
+        summary.contains("plan now: interface br-ex (NodeIp)"),
+        "{summary}"
+    );
+    assert!(summary.contains("Everything was gathered."), "{summary}");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+
+    // The same as a tar.gz; an existing target is refused.
+    let tgz = c.node.dir().join("bundle.tar.gz");
+    let o = c.run(&["collect", tgz.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", log(&o));
+    let list = Command::new("tar").arg("-tzf").arg(&tgz).output().unwrap();
+    let list = String::from_utf8_lossy(&list.stdout);
+    assert!(
+        list.contains("ovs-bridge-configurator-collect/SUMMARY.txt"),
+        "{list}"
+    );
+    assert!(
+        list.contains("ovs-bridge-configurator-collect/ovs/show.txt"),
+        "{list}"
+    );
+    let o = c.run(&["collect", tgz.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    assert!(log(&o).contains("exists already"), "{}", log(&o));
+}

@@ -2,7 +2,8 @@
 //! userspace datapath), from `apply` start until ready (node IP and default route on br-ex, no
 //! IPv4 left on the uplink), the window without any default route, D-Bus calls, and the re-run in
 //! the same boot. Reference (configure-ovs.sh on this harness): 0.95 s static / 1.05 s DHCP to
-//! ready, a 0.15 s window, re-run 0.34 s.
+//! ready, a 0.15 s window, re-run 0.34 s. The slow-link case: the DHCP server holds every offer
+//! back 5 s and the checkpoint timeout is 2 s, so only its extension keeps the conversion.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -14,6 +15,19 @@ use selection::netlink::NetlinkReader;
 use crate::util::release_binary;
 
 const RUNS: usize = 10;
+/// Runs of the slow-link case (each takes the DHCP delay and more).
+const SLOW_RUNS: usize = 3;
+/// The slow DHCP server's delay.
+const OFFER_DELAY_SECS: u32 = 5;
+
+/// The uplink's addressing.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Link {
+    Static,
+    Dhcp,
+    /// DHCP with every offer held back [`OFFER_DELAY_SECS`].
+    SlowDhcp,
+}
 
 /// What the poller saw during one apply.
 struct Sample {
@@ -73,25 +87,32 @@ struct Run {
     no_default: Duration,
     dbus_calls: u64,
     rerun: Duration,
+    /// NetworkManager's log shows a checkpoint rollback.
+    rolled_back: bool,
 }
 
-fn one(bin: &std::path::Path, dhcp: bool) -> anyhow::Result<Run> {
+fn one(bin: &std::path::Path, link: Link) -> anyhow::Result<Run> {
     let mut up = Upstream::start(1, &[]).map_err(|e| anyhow!(e))?;
     let node = Node::start(&mut up, 1).map_err(|e| anyhow!(e))?;
-    node.up_uplink(dhcp, &[]).map_err(|e| anyhow!(e))?;
+    node.up_uplink(link != Link::Static, &[])
+        .map_err(|e| anyhow!(e))?;
+    let config = node.dir().join("obc.toml");
+    if link == Link::SlowDhcp {
+        up.delay_dhcp_offers(OFFER_DELAY_SECS)
+            .map_err(|e| anyhow!(e))?;
+        std::fs::write(&config, "checkpoint-timeout-secs = 2\n")?;
+    } else {
+        std::fs::write(&config, "")?;
+    }
     let run_dir = node.view.run_dir().join("nodeip-configuration");
     std::fs::create_dir_all(&run_dir)?;
     std::fs::write(run_dir.join("primary-ip"), node_address(1))?;
     let (etc, var_lib) = (node.dir().join("etc"), node.dir().join("var-lib"));
     let apply = || {
         let mut c = node.view.command(bin.to_str().unwrap_or_default());
-        c.args([
-            "apply",
-            "--config",
-            "/dev/null",
-            "--retry-interval-secs",
-            "0",
-        ])
+        c.args(["apply", "--retry-interval-secs", "0"])
+            .arg("--config")
+            .arg(&config)
         .arg("--etc-dir")
         .arg(&etc)
         .arg("--var-lib-dir")
@@ -133,11 +154,18 @@ fn one(bin: &std::path::Path, dhcp: bool) -> anyhow::Result<Run> {
             String::from_utf8_lossy(&rerun.stderr)
         );
     }
+    let rerun_took = t.elapsed();
+    let rolled_back = node
+        .nm
+        .log_tail(5000)
+        .lines()
+        .any(|l| l.contains("checkpoint[") && l.contains("]: rollback"));
     Ok(Run {
         ready,
         no_default: sample.no_default,
         dbus_calls,
-        rerun: t.elapsed(),
+        rerun: rerun_took,
+        rolled_back,
     })
 }
 
@@ -149,16 +177,22 @@ fn median(mut v: Vec<Duration>) -> Duration {
 pub fn run() -> anyhow::Result<()> {
     let bin = release_binary("ovs-bridge-configurator")?;
     // Warm the page cache and NM's start-up once.
-    one(&bin, false)?;
-    for (name, dhcp) in [("static", false), ("DHCP", true)] {
-        let runs: Vec<Run> = (0..RUNS)
-            .map(|_| one(&bin, dhcp))
+    one(&bin, Link::Static)?;
+    for (name, link, runs) in [
+        ("static", Link::Static, RUNS),
+        ("DHCP", Link::Dhcp, RUNS),
+        ("slow DHCP (offers 5 s late, checkpoint timeout 2 s)", Link::SlowDhcp, SLOW_RUNS),
+    ] {
+        let runs: Vec<Run> = (0..runs)
+            .map(|_| one(&bin, link))
             .collect::<anyhow::Result<_>>()?;
+        let rollbacks = runs.iter().filter(|r| r.rolled_back).count();
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
         let all: Vec<String> = runs.iter().map(|r| format!("{:.0}", ms(r.ready))).collect();
         println!(
-            "ovs-bridge-configurator {name} ({RUNS} runs): apply -> ready median {:.0} ms (max {:.0}; all: {}), \
-             no default route median {:.0} ms, D-Bus calls {}, re-run median {:.1} ms",
+            "ovs-bridge-configurator {name} ({} runs): apply -> ready median {:.0} ms (max {:.0}; all: {}), \
+             no default route median {:.0} ms, D-Bus calls {}, re-run median {:.1} ms, checkpoint rollbacks {rollbacks}",
+            runs.len(),
             ms(median(runs.iter().map(|r| r.ready).collect())),
             ms(runs.iter().map(|r| r.ready).max().unwrap_or_default()),
             all.join(" "),

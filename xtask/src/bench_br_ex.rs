@@ -113,11 +113,11 @@ fn one(bin: &std::path::Path, link: Link) -> anyhow::Result<Run> {
         c.args(["apply", "--retry-interval-secs", "0"])
             .arg("--config")
             .arg(&config)
-        .arg("--etc-dir")
-        .arg(&etc)
-        .arg("--var-lib-dir")
-        .arg(&var_lib)
-        .env("DBUS_SYSTEM_BUS_ADDRESS", node.nm.bus_address());
+            .arg("--etc-dir")
+            .arg(&etc)
+            .arg("--var-lib-dir")
+            .arg(&var_lib)
+            .env("DBUS_SYSTEM_BUS_ADDRESS", node.nm.bus_address());
         c
     };
     let ip = node_address(1).parse()?;
@@ -181,7 +181,11 @@ pub fn run() -> anyhow::Result<()> {
     for (name, link, runs) in [
         ("static", Link::Static, RUNS),
         ("DHCP", Link::Dhcp, RUNS),
-        ("slow DHCP (offers 5 s late, checkpoint timeout 2 s)", Link::SlowDhcp, SLOW_RUNS),
+        (
+            "slow DHCP (offers 5 s late, checkpoint timeout 2 s)",
+            Link::SlowDhcp,
+            SLOW_RUNS,
+        ),
     ] {
         let runs: Vec<Run> = (0..runs)
             .map(|_| one(&bin, link))

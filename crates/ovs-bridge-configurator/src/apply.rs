@@ -12,7 +12,7 @@ use selection::netlink::{ChangeStream, NetlinkReader};
 use selection::runfiles::read_ip_file;
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::nm::{self, Nm, NmError};
+use crate::nm::{self, ActiveState, DeviceState, Nm, NmError};
 use crate::ovsdb;
 use crate::plan::{self, BR_EX, BR_EX1, Files, Plan, PlanError, is_ours};
 use crate::profile::{self as p, Settings as NmSettings};
@@ -42,8 +42,14 @@ pub enum ApplyError {
     Netlink(#[from] selection::netlink::NetlinkError),
     #[error("{0}")]
     Verify(String),
-    #[error("{0}")]
-    Io(String),
+    #[error("cannot {what} {}: {error}", path.display())]
+    File {
+        what: &'static str,
+        path: std::path::PathBuf,
+        error: std::io::Error,
+    },
+    #[error("cannot install a signal handler: {0}")]
+    Signal(std::io::Error),
     #[error("terminated by a signal")]
     Terminated,
     #[error("cannot keep the checkpoint open: {0}")]
@@ -57,8 +63,12 @@ pub enum ApplyError {
     Declarative(#[from] crate::declarative::DeclarativeError),
 }
 
-fn io(what: &str, path: &Path, e: std::io::Error) -> ApplyError {
-    ApplyError::Io(format!("cannot {what} {}: {e}", path.display()))
+fn io(what: &'static str, path: &Path, error: std::io::Error) -> ApplyError {
+    ApplyError::File {
+        what,
+        path: path.to_owned(),
+        error,
+    }
 }
 
 /// What a successful run did.
@@ -203,11 +213,6 @@ async fn roll_back_abandoned(nm: &Nm, timeout: Duration) -> Result<(), ApplyErro
     Ok(())
 }
 
-/// NMDeviceState PREPARE (40) to SECONDARIES (90), and DEACTIVATING (110).
-fn in_transition(state: u32) -> bool {
-    (40..=90).contains(&state) || state == 110
-}
-
 /// Deletes every profile this tool creates (in /run and /etc) and the OVS bridges, then lets
 /// the uplinks get their original profiles back. Returns whether anything was deleted.
 pub async fn cleanup(nm: &Nm, timeout: Duration) -> Result<bool, ApplyError> {
@@ -219,7 +224,7 @@ pub async fn cleanup(nm: &Nm, timeout: Duration) -> Result<bool, ApplyError> {
         if !is_ours(&id) {
             continue;
         }
-        if id.starts_with("ovs-if-phys") {
+        if id == BR_EX.uplink_profile() || id == BR_EX1.uplink_profile() {
             uplinks.extend(p::interface(&x.settings));
         }
         tracing::info!(
@@ -250,11 +255,11 @@ async fn reconnect(nm: &Nm, uplinks: &[String], timeout: Duration) {
     for name in uplinks {
         let Some(d) = devices
             .iter()
-            .find(|d| &d.interface == name && d.device_type != 25)
+            .find(|d| &d.interface == name && d.device_type != nm::DEVICE_TYPE_OVS_PORT)
         else {
             continue;
         };
-        if d.state == nm::DEVICE_ACTIVATED {
+        if d.state == DeviceState::Activated {
             continue;
         }
         if let Err(e) = nm.connect_device(&d.path, name, timeout).await {
@@ -301,11 +306,11 @@ async fn active_bridge_profiles(nm: &Nm) -> Result<Vec<(OwnedObjectPath, String)
         .active_connections()
         .await?
         .into_iter()
-        .map(|(_, uuid, _)| uuid)
+        .map(|a| a.uuid)
         .collect();
     let rank = |id: &str| match id {
         _ if id == BR_EX.bridge || id == BR_EX1.bridge => 0,
-        _ if id.starts_with("ovs-if-br-ex") => 2,
+        _ if id == BR_EX.interface_profile() || id == BR_EX1.interface_profile() => 2,
         _ => 1,
     };
     let mut out: Vec<(OwnedObjectPath, String)> = nm
@@ -314,7 +319,10 @@ async fn active_bridge_profiles(nm: &Nm) -> Result<Vec<(OwnedObjectPath, String)
         .into_iter()
         .map(|x| (x.path, p::id(&x.settings), p::uuid(&x.settings)))
         .filter(|(_, id, uuid)| {
-            is_ours(id) && !id.starts_with("ovs-port-") && active.contains(uuid)
+            let port = [BR_EX, BR_EX1]
+                .iter()
+                .any(|b| *id == b.uplink_port_profile() || *id == b.interface_port_profile());
+            is_ours(id) && !port && active.contains(uuid)
         })
         .map(|(path, id, _)| (path, id))
         .collect();
@@ -345,7 +353,7 @@ async fn restore_bridges(nm: &Nm, before: &[(OwnedObjectPath, String)], s: &Sett
         };
         if active
             .iter()
-            .any(|(_, u, state)| *u == uuid && *state == nm::AC_ACTIVATED)
+            .any(|a| a.uuid == uuid && a.state == ActiveState::Activated)
         {
             continue;
         }
@@ -361,7 +369,7 @@ async fn settle(nm: &Nm, timeout: Duration) {
     let deadline = Instant::now() + timeout;
     while Instant::now() < deadline {
         match nm.devices().await {
-            Ok(d) if d.iter().any(|d| in_transition(d.state)) => {}
+            Ok(d) if d.iter().any(|d| d.state.in_transition()) => {}
             _ => return,
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -376,7 +384,7 @@ async fn remove_leftovers(nm: &Nm, s: &Settings, keep_br_ex1: bool) -> Result<()
         .active_connections()
         .await?
         .into_iter()
-        .map(|(_, uuid, _)| uuid)
+        .map(|a| a.uuid)
         .collect();
     let br_ex1_ids = BR_EX1.profile_ids();
     let mut uplinks = Vec::new();
@@ -387,7 +395,7 @@ async fn remove_leftovers(nm: &Nm, s: &Settings, keep_br_ex1: bool) -> Result<()
         if !is_ours(&id) || !(idle || of_br_ex1 && !keep_br_ex1) {
             continue;
         }
-        if of_br_ex1 && id.starts_with("ovs-if-phys") {
+        if id == BR_EX1.uplink_profile() {
             uplinks.extend(p::interface(&x.settings));
         }
         tracing::info!("removing {id}: the NMState file owns br-ex now");
@@ -585,7 +593,7 @@ async fn seed_hint(nm: &Nm, s: &Settings) -> Result<(), ApplyError> {
     if s.hint().exists() {
         return Ok(());
     }
-    let phys = format!("ovs-if-{}", BR_EX.port);
+    let phys = BR_EX.uplink_profile();
     let Some(nic) = nm
         .profiles()
         .await?
@@ -716,7 +724,7 @@ async fn terminated() -> ApplyError {
             }
             ApplyError::Terminated
         }
-        (Err(e), _) | (_, Err(e)) => ApplyError::Io(format!("signal handler: {e}")),
+        (Err(e), _) | (_, Err(e)) => ApplyError::Signal(e),
     }
 }
 
@@ -743,7 +751,7 @@ async fn steps(
                 "removing {} (no extra bridge configured any more)",
                 p::id(&x.settings)
             );
-            if p::id(&x.settings) == format!("ovs-if-{}", BR_EX1.port) {
+            if p::id(&x.settings) == BR_EX1.uplink_profile() {
                 uplinks.extend(p::interface(&x.settings));
             }
             nm.delete(path).await?;
@@ -892,12 +900,7 @@ async fn activate(
 async fn wait_implicit(nm: &Nm, uuid: &str, limit: Duration) -> Result<(), NmError> {
     let deadline = Instant::now() + limit;
     while Instant::now() < deadline {
-        if nm
-            .active_connections()
-            .await?
-            .iter()
-            .any(|(_, u, state)| u == uuid && *state == nm::AC_ACTIVATED)
-        {
+        if nm.is_activated(uuid).await? {
             return Ok(());
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -918,13 +921,13 @@ async fn activate_once(
         .active_connections()
         .await?
         .into_iter()
-        .find(|(_, u, _)| u == uuid)
+        .find(|a| a.uuid == uuid)
     {
-        Some((_, _, nm::AC_ACTIVATED)) => {
+        Some(a) if a.state == ActiveState::Activated => {
             tracing::debug!("{id} already activated");
             Ok(())
         }
-        Some((ac, _, _)) => nm.wait_active(&ac, id, timeout).await,
+        Some(a) => nm.wait_active(&a.path, id, timeout).await,
         None => nm.activate(path, id, timeout).await,
     }
 }
@@ -1043,7 +1046,7 @@ async fn verify(
 async fn log_state(nm: &Nm, reader: &mut NetlinkReader, ask_nm: bool) {
     if ask_nm {
         let active: Vec<String> = match nm.active_connections().await {
-            Ok(a) => a.into_iter().map(|(_, uuid, _)| uuid).collect(),
+            Ok(a) => a.into_iter().map(|a| a.uuid).collect(),
             Err(e) => return tracing::error!("state: {e}"),
         };
         for x in nm.profiles().await.unwrap_or_default() {
@@ -1066,7 +1069,7 @@ async fn log_state(nm: &Nm, reader: &mut NetlinkReader, ask_nm: bool) {
         }
         for d in nm.devices().await.unwrap_or_default() {
             tracing::error!(
-                "state: device {} type {} state {} profile {}",
+                "state: device {} type {} {} profile {}",
                 d.interface,
                 d.device_type,
                 d.state,

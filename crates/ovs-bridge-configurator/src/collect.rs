@@ -200,7 +200,7 @@ async fn network_manager(b: &mut Bundle, s: &Settings) -> String {
                 .iter()
                 .map(|d| {
                     format!(
-                        "{} type={} state={} profile={}\n",
+                        "{} type={} {} profile={}\n",
                         d.interface,
                         d.device_type,
                         d.state,
@@ -216,7 +216,7 @@ async fn network_manager(b: &mut Bundle, s: &Settings) -> String {
         Ok(active) => {
             let text: String = active
                 .iter()
-                .map(|(path, uuid, state)| format!("{} {uuid} state={state}\n", path.as_str()))
+                .map(|a| format!("{} {} {:?}\n", a.path.as_str(), a.uuid, a.state))
                 .collect();
             b.write("nm/active-connections.txt", text);
         }

@@ -33,8 +33,11 @@ pub enum DeclarativeError {
     /// It applied, but the result is not a usable br-ex: rolled back.
     #[error("{path} was rolled back: {message}")]
     Unusable { path: String, message: String },
-    #[error("{0}")]
-    Io(String),
+    #[error("cannot write {}: {error}", path.display())]
+    Write {
+        path: PathBuf,
+        error: std::io::Error,
+    },
 }
 
 /// The short host name (`hostname -s`).
@@ -129,8 +132,12 @@ where
         .unwrap_or_else(|| "cluster.yml".into());
     let copy = s.etc_dir.join("nmstate").join(base);
     for target in [copy, s.nmstate_dir().join("applied")] {
-        write_atomic(&target, p.content.as_bytes(), 0o644)
-            .map_err(|e| DeclarativeError::Io(format!("cannot write {}: {e}", target.display())))?;
+        write_atomic(&target, p.content.as_bytes(), 0o644).map_err(|error| {
+            DeclarativeError::Write {
+                path: target.clone(),
+                error,
+            }
+        })?;
     }
     Ok(())
 }

@@ -164,7 +164,7 @@ async fn status(s: &Settings) -> anyhow::Result<ExitCode> {
         .active_connections()
         .await?
         .into_iter()
-        .map(|(_, u, _)| u)
+        .map(|a| a.uuid)
         .collect();
     let owner = if s.nmstate_dir().join("applied").exists() {
         "nmstate (declarative)"

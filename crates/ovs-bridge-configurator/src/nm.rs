@@ -10,11 +10,103 @@ use zbus::{Connection, proxy};
 
 use crate::profile::Settings;
 
-/// `NM_ACTIVE_CONNECTION_STATE_*`.
-pub const AC_ACTIVATED: u32 = 2;
-pub const AC_DEACTIVATED: u32 = 4;
-/// `NM_DEVICE_STATE_ACTIVATED`.
-pub const DEVICE_ACTIVATED: u32 = 100;
+/// `NMActiveConnectionState`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActiveState {
+    Unknown,
+    Activating,
+    Activated,
+    Deactivating,
+    Deactivated,
+}
+
+impl From<u32> for ActiveState {
+    fn from(v: u32) -> Self {
+        match v {
+            1 => ActiveState::Activating,
+            2 => ActiveState::Activated,
+            3 => ActiveState::Deactivating,
+            4 => ActiveState::Deactivated,
+            _ => ActiveState::Unknown,
+        }
+    }
+}
+
+/// `NMDeviceState`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceState {
+    Unknown,
+    Unmanaged,
+    Unavailable,
+    Disconnected,
+    Prepare,
+    Config,
+    NeedAuth,
+    IpConfig,
+    IpCheck,
+    Secondaries,
+    Activated,
+    Deactivating,
+    Failed,
+}
+
+impl From<u32> for DeviceState {
+    fn from(v: u32) -> Self {
+        use DeviceState::*;
+        match v {
+            10 => Unmanaged,
+            20 => Unavailable,
+            30 => Disconnected,
+            40 => Prepare,
+            50 => Config,
+            60 => NeedAuth,
+            70 => IpConfig,
+            80 => IpCheck,
+            90 => Secondaries,
+            100 => Activated,
+            110 => Deactivating,
+            120 => Failed,
+            _ => Unknown,
+        }
+    }
+}
+
+impl DeviceState {
+    /// Half way through a state change (PREPARE to SECONDARIES, or DEACTIVATING): a plan made
+    /// now would see a state about to change.
+    pub fn in_transition(self) -> bool {
+        use DeviceState::*;
+        matches!(
+            self,
+            Prepare | Config | NeedAuth | IpConfig | IpCheck | Secondaries | Deactivating
+        )
+    }
+}
+
+impl std::fmt::Display for DeviceState {
+    /// nmcli's names.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use DeviceState::*;
+        f.write_str(match self {
+            Unknown => "unknown",
+            Unmanaged => "unmanaged",
+            Unavailable => "unavailable",
+            Disconnected => "disconnected",
+            Prepare => "prepare",
+            Config => "config",
+            NeedAuth => "need-auth",
+            IpConfig => "ip-config",
+            IpCheck => "ip-check",
+            Secondaries => "secondaries",
+            Activated => "activated",
+            Deactivating => "deactivating",
+            Failed => "failed",
+        })
+    }
+}
+
+/// `NM_DEVICE_TYPE_OVS_PORT`: the OVS port device that shares its uplink's name.
+pub const DEVICE_TYPE_OVS_PORT: u32 = 25;
 
 /// `NM_SETTINGS_ADD_CONNECTION2_FLAG_IN_MEMORY`: the keyfile goes to
 /// `/run/NetworkManager/system-connections`, as configure-ovs's `nmcli c add save no`.
@@ -144,13 +236,23 @@ pub struct Profile {
     pub filename: String,
 }
 
+/// An active connection: a profile being (or done) activated on a device.
+#[derive(Clone, Debug)]
+pub struct ActiveConnection {
+    pub path: OwnedObjectPath,
+    /// The profile's UUID.
+    pub uuid: String,
+    pub state: ActiveState,
+}
+
 /// A device NetworkManager knows.
 #[derive(Clone, Debug)]
 pub struct Device {
     pub path: OwnedObjectPath,
     pub interface: String,
+    /// `NMDeviceType`.
     pub device_type: u32,
-    pub state: u32,
+    pub state: DeviceState,
     /// UUID of the profile active on it.
     pub active_uuid: Option<String>,
 }
@@ -264,34 +366,44 @@ impl Nm {
             .await
             .map_err(call("ListConnections"))?;
         self.count(1);
-        let mut out = Vec::with_capacity(paths.len());
-        for path in paths {
+        // All read at once over the one connection: the round trips overlap.
+        let reads = paths.into_iter().map(|path| async move {
             let c = self.connection(&path).await?;
+            self.count(2);
             // A profile deleted between the list and this read is simply gone.
-            let Ok(s) = c.get_settings().await else {
-                continue;
+            let Ok(settings) = c.get_settings().await else {
+                return Ok(None);
             };
             let filename = c.filename().await.unwrap_or_default();
-            self.count(2);
-            out.push(Profile {
+            Ok(Some(Profile {
                 path,
-                settings: s,
+                settings,
                 filename,
-            });
-        }
-        Ok(out)
+            }))
+        });
+        let out: Vec<Option<Profile>> = futures_util::future::try_join_all(reads).await?;
+        Ok(out.into_iter().flatten().collect())
     }
 
     /// Every device with its state and active profile.
     pub async fn devices(&self) -> Result<Vec<Device>, NmError> {
         let paths = self.device_paths().await?;
+        let reads = paths.iter().map(|path| self.device(path.clone()));
+        let results = futures_util::future::join_all(reads).await;
         let mut out = Vec::with_capacity(paths.len());
-        for path in paths {
-            match self.device(path.clone()).await {
+        let mut now: Option<Vec<OwnedObjectPath>> = None;
+        for (path, r) in paths.iter().zip(results) {
+            match r {
                 Ok(d) => out.push(d),
-                // Removed since GetDevices (a bridge port going away): no longer a device.
-                Err(_) if !self.device_paths().await?.contains(&path) => {}
-                Err(e) => return Err(e),
+                Err(e) => {
+                    if now.is_none() {
+                        now = Some(self.device_paths().await?);
+                    }
+                    // Removed since GetDevices (a bridge port going away): no longer a device.
+                    if now.as_ref().is_some_and(|n| n.contains(path)) {
+                        return Err(e);
+                    }
+                }
             }
         }
         Ok(out)
@@ -314,10 +426,16 @@ impl Nm {
             .build()
             .await
             .map_err(call("device"))?;
-        let ac = d
-            .active_connection()
-            .await
-            .map_err(call("Device.ActiveConnection"))?;
+        let (ac, interface, device_type, state) = futures_util::try_join!(
+            async {
+                d.active_connection()
+                    .await
+                    .map_err(call("Device.ActiveConnection"))
+            },
+            async { d.interface().await.map_err(call("Device.Interface")) },
+            async { d.device_type().await.map_err(call("Device.DeviceType")) },
+            async { d.state().await.map_err(call("Device.State")) },
+        )?;
         let active_uuid = if ac.as_str() == "/" {
             None
         } else {
@@ -325,9 +443,9 @@ impl Nm {
         };
         self.count(5);
         Ok(Device {
-            interface: d.interface().await.map_err(call("Device.Interface"))?,
-            device_type: d.device_type().await.map_err(call("Device.DeviceType"))?,
-            state: d.state().await.map_err(call("Device.State"))?,
+            interface,
+            device_type,
+            state: state.into(),
             active_uuid,
             path,
         })
@@ -377,8 +495,8 @@ impl Nm {
         Ok(())
     }
 
-    /// Active connections: (path, profile UUID, state).
-    pub async fn active_connections(&self) -> Result<Vec<(OwnedObjectPath, String, u32)>, NmError> {
+    /// The active connections.
+    pub async fn active_connections(&self) -> Result<Vec<ActiveConnection>, NmError> {
         let paths = self
             .nm()
             .await?
@@ -386,16 +504,30 @@ impl Nm {
             .await
             .map_err(call("ActiveConnections"))?;
         self.count(1);
-        let mut out = Vec::new();
-        for path in paths {
+        let reads = paths.into_iter().map(|path| async move {
             let a = self.active(&path).await?;
-            // An active connection that went away meanwhile is skipped.
-            if let (Ok(uuid), Ok(state)) = (a.uuid().await, a.state().await) {
-                out.push((path, uuid, state));
-            }
             self.count(2);
-        }
-        Ok(out)
+            // An active connection that went away meanwhile is skipped.
+            Ok::<_, NmError>(match futures_util::join!(a.uuid(), a.state()) {
+                (Ok(uuid), Ok(state)) => Some(ActiveConnection {
+                    path,
+                    uuid,
+                    state: state.into(),
+                }),
+                _ => None,
+            })
+        });
+        let out = futures_util::future::try_join_all(reads).await?;
+        Ok(out.into_iter().flatten().collect())
+    }
+
+    /// Whether profile `uuid` is activated now.
+    pub async fn is_activated(&self, uuid: &str) -> Result<bool, NmError> {
+        Ok(self
+            .active_connections()
+            .await?
+            .iter()
+            .any(|a| a.uuid == uuid && a.state == ActiveState::Activated))
     }
 
     /// `nmcli device connect`: NM activates the best available profile on `device`.
@@ -465,9 +597,11 @@ impl Nm {
                 .map_err(call("ActiveConnection.State"))?;
             self.count(2);
             loop {
-                match state {
-                    AC_ACTIVATED => return Ok(()),
-                    AC_DEACTIVATED => return Err(NmError::ActivationFailed { id: id.into() }),
+                match ActiveState::from(state) {
+                    ActiveState::Activated => return Ok(()),
+                    ActiveState::Deactivated => {
+                        return Err(NmError::ActivationFailed { id: id.into() });
+                    }
                     _ => {}
                 }
                 let Some(sig) = changes.next().await else {

@@ -35,13 +35,34 @@ pub struct BridgeNames {
 }
 
 impl BridgeNames {
+    /// The ovs-bridge profile (`br-ex`).
+    pub fn bridge_profile(&self) -> String {
+        self.bridge.to_string()
+    }
+    /// The ovs-port of the uplink (`ovs-port-phys0`).
+    pub fn uplink_port_profile(&self) -> String {
+        format!("ovs-port-{}", self.port)
+    }
+    /// The ovs-port of the internal interface (`ovs-port-br-ex`).
+    pub fn interface_port_profile(&self) -> String {
+        format!("ovs-port-{}", self.bridge)
+    }
+    /// The uplink, as a port of the bridge (`ovs-if-phys0`).
+    pub fn uplink_profile(&self) -> String {
+        format!("ovs-if-{}", self.port)
+    }
+    /// The internal interface that carries the node IP (`ovs-if-br-ex`).
+    pub fn interface_profile(&self) -> String {
+        format!("ovs-if-{}", self.bridge)
+    }
+    /// All five, in creation order.
     pub fn profile_ids(&self) -> [String; 5] {
         [
-            self.bridge.to_string(),
-            format!("ovs-port-{}", self.port),
-            format!("ovs-port-{}", self.bridge),
-            format!("ovs-if-{}", self.port),
-            format!("ovs-if-{}", self.bridge),
+            self.bridge_profile(),
+            self.uplink_port_profile(),
+            self.interface_port_profile(),
+            self.uplink_profile(),
+            self.interface_profile(),
         ]
     }
 }
@@ -123,7 +144,7 @@ pub struct Choice {
 /// names the NIC whose active `ovs-if-phys0` makes it br-ex's port (the forced choice keeps naming
 /// the NIC after the conversion; upstream then re-adds nothing, so a re-run changes nothing).
 pub fn is_converted(choice: &Choice, profiles: &[Profile]) -> bool {
-    let phys = format!("ovs-if-{}", BR_EX.port);
+    let phys = BR_EX.uplink_profile();
     choice.interface == BR_EX.bridge
         || choice.reason == Reason::DefaultBridgeFile
             && profiles.iter().any(|x| {
@@ -275,7 +296,7 @@ pub fn plan(
     }
     let mut remove = Vec::new();
     match &files.extra_bridge {
-        Some(extra) if !exists(BR_EX1.bridge) || !exists(&format!("ovs-if-{}", BR_EX1.port)) => {
+        Some(extra) if !exists(BR_EX1.bridge) || !exists(&BR_EX1.uplink_profile()) => {
             bridges.push(bridge_plan(
                 BR_EX1, extra, profiles, devices, snap, new_uuid,
             )?);
@@ -291,9 +312,9 @@ pub fn plan(
         }
         Some(_) => {}
     }
-    let mut activate = vec![BR_EX.bridge.to_string(), format!("ovs-if-{}", BR_EX.port)];
+    let mut activate = vec![BR_EX.bridge_profile(), BR_EX.uplink_profile()];
     if files.extra_bridge.is_some() {
-        activate.extend([BR_EX1.bridge.to_string(), format!("ovs-if-{}", BR_EX1.port)]);
+        activate.extend([BR_EX1.bridge_profile(), BR_EX1.uplink_profile()]);
     }
     let mut clones: Vec<String> = profiles
         .iter()
@@ -303,9 +324,9 @@ pub fn plan(
         .collect();
     clones.dedup();
     activate.extend(clones);
-    activate.push(format!("ovs-if-{}", BR_EX.bridge));
+    activate.push(BR_EX.interface_profile());
     if files.extra_bridge.is_some() {
-        activate.push(format!("ovs-if-{}", BR_EX1.bridge));
+        activate.push(BR_EX1.interface_profile());
     }
     Ok(Plan {
         choice,
@@ -354,6 +375,17 @@ fn connection(s: &mut Settings, id: &str, uuid: &str, kind: &str, iface: &str) {
     p::set(s, "connection", "autoconnect", false);
 }
 
+/// What every new profile of one bridge shares.
+struct Uplink<'a> {
+    names: BridgeNames,
+    iface: &'a str,
+    /// The uplink's active profile.
+    old: &'a Settings,
+    mtu: u32,
+    /// `XX:XX:..`, the uplink's MAC (br-ex takes it over).
+    mac: String,
+}
+
 fn bridge_plan(
     names: BridgeNames,
     iface: &str,
@@ -375,60 +407,109 @@ fn bridge_plan(
         .filter_map(|d| d.active_uuid.as_deref().and_then(find))
         .find(|x| !["ovs-port", "ovs-interface"].contains(&p::kind(&x.settings).as_str()))
         .ok_or_else(|| PlanError::NoActiveConnection(iface.into()))?;
-    let old = &original.settings;
-    let old_uuid = p::uuid(old);
+    let u = Uplink {
+        names,
+        iface,
+        old: &original.settings,
+        mtu,
+        mac: mac_text(&mac),
+    };
+    let old_uuid = p::uuid(u.old);
     let existing = |id: &str| {
         profiles
             .iter()
             .find(|x| p::id(&x.settings) == id)
             .map(|x| p::uuid(&x.settings))
     };
-    let [bridge_id, port_phys_id, port_br_id, if_phys_id, if_br_id] = names.profile_ids();
     let mut add: Vec<Settings> = Vec::new();
     let mut warnings = Vec::new();
+    // An existing profile of that name is kept (a re-run adds only what is missing).
     let mut uuid_of =
-        |id: &str, add: &mut Vec<Settings>, build: &mut dyn FnMut(&str) -> Settings| {
-            if let Some(u) = existing(id) {
-                return u;
+        |id: String, add: &mut Vec<Settings>, build: &dyn Fn(&str, &str) -> Settings| {
+            if let Some(uuid) = existing(&id) {
+                return uuid;
             }
-            let u = new_uuid();
-            add.push(build(&u));
-            u
+            let uuid = new_uuid();
+            add.push(build(&id, &uuid));
+            uuid
         };
-
-    uuid_of(&bridge_id, &mut add, &mut |u| {
-        let mut s = Settings::new();
-        connection(&mut s, &bridge_id, u, "ovs-bridge", names.bridge);
+    uuid_of(names.bridge_profile(), &mut add, &|id, uuid| {
+        bridge_profile(&u, id, uuid)
+    });
+    let port_phys = uuid_of(names.uplink_port_profile(), &mut add, &|id, uuid| {
+        let mut s = ovs_port_profile(&u, id, uuid, iface);
         p::set(&mut s, "connection", "autoconnect-slaves", 1i32);
-        p::set(&mut s, "802-3-ethernet", "mtu", mtu);
-        s.insert("ovs-bridge".into(), Default::default());
-        p::set(&mut s, "ipv4", "method", "auto");
-        p::set(&mut s, "ipv6", "method", "auto");
         s
     });
-    let port_phys = uuid_of(&port_phys_id, &mut add, &mut |u| {
-        let mut s = Settings::new();
-        connection(&mut s, &port_phys_id, u, "ovs-port", iface);
-        p::set(&mut s, "connection", "master", names.bridge);
-        p::set(&mut s, "connection", "slave-type", "ovs-bridge");
-        p::set(&mut s, "connection", "autoconnect-slaves", 1i32);
-        s.insert("ovs-port".into(), Default::default());
-        s
+    let port_br = uuid_of(names.interface_port_profile(), &mut add, &|id, uuid| {
+        ovs_port_profile(&u, id, uuid, names.bridge)
     });
-    let port_br = uuid_of(&port_br_id, &mut add, &mut |u| {
-        let mut s = Settings::new();
-        connection(&mut s, &port_br_id, u, "ovs-port", names.bridge);
-        p::set(&mut s, "connection", "master", names.bridge);
-        p::set(&mut s, "connection", "slave-type", "ovs-bridge");
-        s.insert("ovs-port".into(), Default::default());
-        s
+    let (phys, kind, clone_mac) = uplink_kind(u.old, devices)?;
+    let if_phys = uuid_of(names.uplink_profile(), &mut add, &|id, uuid| {
+        uplink_profile(&u, id, uuid, &port_phys, (&phys, kind, clone_mac))
     });
+    // Bond/team ports of the uplink are re-homed as clones under the new physical port.
+    for x in profiles {
+        let s = &x.settings;
+        let m = p::master(s);
+        let ours = m.as_deref() == Some(old_uuid.as_str()) || m.as_deref() == Some(iface);
+        if !ours || !(x.active || p::autoconnect(s)) {
+            continue;
+        }
+        let clone_id = format!("{}{SLAVE_CLONE_SUFFIX}", p::id(s));
+        uuid_of(clone_id, &mut add, &|id, uuid| {
+            port_clone(s, id, uuid, &if_phys)
+        });
+    }
+    let v6 = p::get_str(u.old, "ipv6", "method").unwrap_or_else(|| "auto".into());
+    if mtu < 1280 && v6 != "disabled" && v6 != "ignore" {
+        warnings.push(format!(
+            "MTU {mtu} of {iface} is below IPv6's minimum of 1280"
+        ));
+    }
+    uuid_of(names.interface_profile(), &mut add, &|id, uuid| {
+        interface_profile(&u, id, uuid, &port_br, snap)
+    });
+    Ok(BridgePlan {
+        names,
+        interface: iface.into(),
+        original_uuid: old_uuid,
+        add,
+        warnings,
+    })
+}
 
-    // The physical port keeps the uplink's kind (ethernet, bond, team, VLAN, tun, bridge).
-    let old_kind = p::kind(old);
-    let mut clone_mac = true;
+/// `br-ex`: the ovs-bridge, bringing its ports up with it.
+fn bridge_profile(u: &Uplink, id: &str, uuid: &str) -> Settings {
+    let mut s = Settings::new();
+    connection(&mut s, id, uuid, "ovs-bridge", u.names.bridge);
+    p::set(&mut s, "connection", "autoconnect-slaves", 1i32);
+    p::set(&mut s, "802-3-ethernet", "mtu", u.mtu);
+    s.insert("ovs-bridge".into(), Default::default());
+    p::set(&mut s, "ipv4", "method", "auto");
+    p::set(&mut s, "ipv6", "method", "auto");
+    s
+}
+
+/// `ovs-port-phys0` (the uplink's port) or `ovs-port-br-ex` (the internal interface's).
+fn ovs_port_profile(u: &Uplink, id: &str, uuid: &str, iface: &str) -> Settings {
+    let mut s = Settings::new();
+    connection(&mut s, id, uuid, "ovs-port", iface);
+    p::set(&mut s, "connection", "master", u.names.bridge);
+    p::set(&mut s, "connection", "slave-type", "ovs-bridge");
+    s.insert("ovs-port".into(), Default::default());
+    s
+}
+
+/// The uplink's kind-specific settings (ethernet, bond, team, VLAN, tun, bridge), its NM type,
+/// and whether br-ex's port must clone the MAC (not when the bond or team moves it itself).
+fn uplink_kind(
+    old: &Settings,
+    devices: &[Device],
+) -> Result<(Settings, &'static str, bool), PlanError> {
     let mut phys = Settings::new();
-    let kind = match old_kind.as_str() {
+    let mut clone_mac = true;
+    let kind = match p::kind(old).as_str() {
         "vlan" => {
             let id = p::get_u32(old, "vlan", "id");
             let parent = p::get_str(old, "vlan", "parent");
@@ -471,131 +552,143 @@ fn bridge_plan(
         "bridge" => "bridge",
         _ => "802-3-ethernet",
     };
-    let mac = mac_text(&mac);
-    let if_phys = uuid_of(&if_phys_id, &mut add, &mut |u| {
-        let mut s = p::clone_settings(&phys);
-        connection(&mut s, &if_phys_id, u, kind, iface);
-        p::set(&mut s, "connection", "master", port_phys.as_str());
-        p::set(&mut s, "connection", "slave-type", "ovs-port");
-        p::set(&mut s, "connection", "autoconnect-priority", 100i32);
-        p::set(&mut s, "connection", "autoconnect-slaves", 1i32);
-        p::set(&mut s, "802-3-ethernet", "mtu", mtu);
-        if clone_mac {
-            p::set(
-                &mut s,
-                "802-3-ethernet",
-                "assigned-mac-address",
-                mac.as_str(),
-            );
-        }
-        if let Some(v) = p::get_str(old, "connection", "lldp") {
-            p::set(&mut s, "connection", "lldp", v.as_str());
-        }
-        s
-    });
+    Ok((phys, kind, clone_mac))
+}
 
-    // Bond/team ports of the uplink are re-homed as clones under the new physical port.
-    for x in profiles {
-        let s = &x.settings;
-        let m = p::master(s);
-        let ours = m.as_deref() == Some(old_uuid.as_str()) || m.as_deref() == Some(iface);
-        if !ours || !(x.active || p::autoconnect(s)) {
-            continue;
-        }
-        let clone_id = format!("{}{SLAVE_CLONE_SUFFIX}", p::id(s));
-        uuid_of(&clone_id, &mut add, &mut |u| {
-            let mut c = p::clone_settings(s);
-            p::set(&mut c, "connection", "id", clone_id.as_str());
-            p::set(&mut c, "connection", "uuid", u);
-            p::set(&mut c, "connection", "master", if_phys.as_str());
-            p::set(&mut c, "connection", "autoconnect-priority", 100i32);
-            p::set(&mut c, "connection", "autoconnect", false);
-            c
-        });
-    }
-
-    let v4 = p::get_str(old, "ipv4", "method").unwrap_or_else(|| "auto".into());
-    let v6 = p::get_str(old, "ipv6", "method").unwrap_or_else(|| "auto".into());
-    if mtu < 1280 && v6 != "disabled" && v6 != "ignore" {
-        warnings.push(format!(
-            "MTU {mtu} of {iface} is below IPv6's minimum of 1280"
-        ));
-    }
-    let has_addresses = |fam: &str| {
-        p::array_len(old, fam, "address-data") > 0 || p::array_len(old, fam, "addresses") > 0
-    };
-    let static_path =
-        v4 == "manual" || v6 == "manual" || has_addresses("ipv4") || has_addresses("ipv6");
-    let metric = i64::from(names.metric);
-    uuid_of(&if_br_id, &mut add, &mut |u| {
-        let mut s = if static_path {
-            // configure-ovs clones the original (addresses, gateway, routes, DNS, DHCP options
-            // and all) and retypes it; here the clone is a settings transformation.
-            let mut s = p::clone_settings(old);
-            p::remove(&mut s, "connection", "multi-connect");
-            // NM ignores `address-data`/`gateway` when the deprecated forms are sent too.
-            for fam in ["ipv4", "ipv6"] {
-                p::remove(&mut s, fam, "addresses");
-                p::remove(&mut s, fam, "routes");
-            }
-            s
-        } else {
-            let mut s = Settings::new();
-            p::set(&mut s, "ipv4", "method", v4.as_str());
-            p::set(&mut s, "ipv6", "method", v6.as_str());
-            let iface_index = snap.links.iter().find(|l| l.name == iface).map(|l| l.index);
-            let addrs: Vec<_> = snap
-                .addresses
-                .iter()
-                .filter(|a| Some(a.ifindex) == iface_index)
-                .collect();
-            // Wait for each family the uplink had (dual stack: both).
-            if addrs.iter().any(|a| a.ip.is_ipv4()) {
-                p::set(&mut s, "ipv4", "may-fail", false);
-            }
-            if addrs
-                .iter()
-                .any(|a| a.ip.is_ipv6() && !is_link_local_unicast(a.ip))
-            {
-                p::set(&mut s, "ipv6", "may-fail", false);
-            }
-            for (sec, key) in [
-                ("ipv4", "dhcp-client-id"),
-                ("ipv6", "dhcp-duid"),
-                ("ipv6", "addr-gen-mode"),
-                ("ipv4", "dns"),
-                ("ipv6", "dns"),
-                ("ipv4", "ignore-auto-dns"),
-                ("ipv6", "ignore-auto-dns"),
-            ] {
-                if let Some(v) = old.get(sec).and_then(|x| x.get(key)) {
-                    s.entry(sec.into())
-                        .or_default()
-                        .insert(key.into(), v.try_clone().expect("no fds"));
-                }
-            }
-            s
-        };
-        connection(&mut s, &if_br_id, u, "ovs-interface", names.bridge);
-        p::set(&mut s, "connection", "master", port_br.as_str());
-        p::set(&mut s, "connection", "slave-type", "ovs-port");
-        p::set(&mut s, "ovs-interface", "type", "internal");
-        p::set(&mut s, "802-3-ethernet", "mtu", mtu);
+/// `ovs-if-phys0`: the uplink as a port of br-ex, keeping its kind.
+fn uplink_profile(
+    u: &Uplink,
+    id: &str,
+    uuid: &str,
+    port_uuid: &str,
+    (phys, kind, clone_mac): (&Settings, &str, bool),
+) -> Settings {
+    let mut s = p::clone_settings(phys);
+    connection(&mut s, id, uuid, kind, u.iface);
+    p::set(&mut s, "connection", "master", port_uuid);
+    p::set(&mut s, "connection", "slave-type", "ovs-port");
+    p::set(&mut s, "connection", "autoconnect-priority", 100i32);
+    p::set(&mut s, "connection", "autoconnect-slaves", 1i32);
+    p::set(&mut s, "802-3-ethernet", "mtu", u.mtu);
+    if clone_mac {
         p::set(
             &mut s,
             "802-3-ethernet",
             "assigned-mac-address",
-            mac.as_str(),
+            u.mac.as_str(),
         );
-        p::set(&mut s, "ipv4", "route-metric", metric);
-        p::set(&mut s, "ipv6", "route-metric", metric);
-        s
-    });
-    Ok(BridgePlan {
-        names,
-        interface: iface.into(),
-        original_uuid: old_uuid,
-        add,
-        warnings,
-    })
+    }
+    if let Some(v) = p::get_str(u.old, "connection", "lldp") {
+        p::set(&mut s, "connection", "lldp", v.as_str());
+    }
+    s
+}
+
+/// `<port>-slave-ovs-clone`: a bond/team port profile re-homed under `ovs-if-phys0`.
+fn port_clone(port: &Settings, id: &str, uuid: &str, master_uuid: &str) -> Settings {
+    let mut c = p::clone_settings(port);
+    p::set(&mut c, "connection", "id", id);
+    p::set(&mut c, "connection", "uuid", uuid);
+    p::set(&mut c, "connection", "master", master_uuid);
+    p::set(&mut c, "connection", "autoconnect-priority", 100i32);
+    p::set(&mut c, "connection", "autoconnect", false);
+    c
+}
+
+/// `ovs-if-br-ex`: the internal interface that takes over the uplink's addressing, MAC and MTU,
+/// with the bridge's route metric.
+fn interface_profile(
+    u: &Uplink,
+    id: &str,
+    uuid: &str,
+    port_uuid: &str,
+    snap: &Snapshot,
+) -> Settings {
+    let old = u.old;
+    let has_addresses = |fam: &str| {
+        p::array_len(old, fam, "address-data") > 0 || p::array_len(old, fam, "addresses") > 0
+    };
+    let v4 = p::get_str(old, "ipv4", "method").unwrap_or_else(|| "auto".into());
+    let v6 = p::get_str(old, "ipv6", "method").unwrap_or_else(|| "auto".into());
+    let static_path =
+        v4 == "manual" || v6 == "manual" || has_addresses("ipv4") || has_addresses("ipv6");
+    let mut s = if static_path {
+        static_addressing(old)
+    } else {
+        dynamic_addressing(old, &v4, &v6, u.iface, snap)
+    };
+    connection(&mut s, id, uuid, "ovs-interface", u.names.bridge);
+    p::set(&mut s, "connection", "master", port_uuid);
+    p::set(&mut s, "connection", "slave-type", "ovs-port");
+    p::set(&mut s, "ovs-interface", "type", "internal");
+    p::set(&mut s, "802-3-ethernet", "mtu", u.mtu);
+    p::set(
+        &mut s,
+        "802-3-ethernet",
+        "assigned-mac-address",
+        u.mac.as_str(),
+    );
+    let metric = i64::from(u.names.metric);
+    p::set(&mut s, "ipv4", "route-metric", metric);
+    p::set(&mut s, "ipv6", "route-metric", metric);
+    s
+}
+
+/// configure-ovs clones the original (addresses, gateway, routes, DNS, DHCP options and all) and
+/// retypes it; here the clone is a settings transformation.
+fn static_addressing(old: &Settings) -> Settings {
+    let mut s = p::clone_settings(old);
+    p::remove(&mut s, "connection", "multi-connect");
+    // NM ignores `address-data`/`gateway` when the deprecated forms are sent too.
+    for fam in ["ipv4", "ipv6"] {
+        p::remove(&mut s, fam, "addresses");
+        p::remove(&mut s, fam, "routes");
+    }
+    s
+}
+
+/// DHCP/SLAAC: the methods, waiting for each family the uplink had, and the client identity and
+/// DNS settings that keep the same lease.
+fn dynamic_addressing(
+    old: &Settings,
+    v4: &str,
+    v6: &str,
+    iface: &str,
+    snap: &Snapshot,
+) -> Settings {
+    let mut s = Settings::new();
+    p::set(&mut s, "ipv4", "method", v4);
+    p::set(&mut s, "ipv6", "method", v6);
+    let iface_index = snap.links.iter().find(|l| l.name == iface).map(|l| l.index);
+    let addrs: Vec<_> = snap
+        .addresses
+        .iter()
+        .filter(|a| Some(a.ifindex) == iface_index)
+        .collect();
+    // Wait for each family the uplink had (dual stack: both).
+    if addrs.iter().any(|a| a.ip.is_ipv4()) {
+        p::set(&mut s, "ipv4", "may-fail", false);
+    }
+    if addrs
+        .iter()
+        .any(|a| a.ip.is_ipv6() && !is_link_local_unicast(a.ip))
+    {
+        p::set(&mut s, "ipv6", "may-fail", false);
+    }
+    for (sec, key) in [
+        ("ipv4", "dhcp-client-id"),
+        ("ipv6", "dhcp-duid"),
+        ("ipv6", "addr-gen-mode"),
+        ("ipv4", "dns"),
+        ("ipv6", "dns"),
+        ("ipv4", "ignore-auto-dns"),
+        ("ipv6", "ignore-auto-dns"),
+    ] {
+        if let Some(v) = old.get(sec).and_then(|x| x.get(key)) {
+            s.entry(sec.into())
+                .or_default()
+                .insert(key.into(), v.try_clone().expect("no fds"));
+        }
+    }
+    s
 }

@@ -246,11 +246,30 @@ fn static_uplink_moves_onto_br_ex_with_configure_ovs_profiles() {
     let mtu = c.etc.join("cno/mtu-migration");
     fs::create_dir_all(mtu.join("config")).unwrap();
     fs::write(mtu.join("config/mtu.env"), "TARGET_MTU=9000\n").unwrap();
+    // A previous boot's southbound DB address, which ovn-controller must not use.
+    c.node
+        .ovs
+        .vsctl(&[
+            "set",
+            "Open_vSwitch",
+            ".",
+            "external_ids:ovn-remote=\"tcp:192.0.2.9:6642\"",
+        ])
+        .unwrap();
     let t = Instant::now();
     let o = c.run(&["apply"]);
     let took = t.elapsed();
     assert!(o.status.success(), "{}", c.context(&o));
     assert!(!mtu.exists(), "{}", log(&o));
+    assert_eq!(
+        c.node
+            .ovs
+            .vsctl(&["get", "Open_vSwitch", ".", "external_ids:ovn-remote"])
+            .unwrap()
+            .trim(),
+        "\" \"",
+        "ovn-remote cleared"
+    );
     assert!(
         c.ready(),
         "ready when apply returns: {}",

@@ -15,7 +15,7 @@ use zbus::zvariant::OwnedObjectPath;
 use crate::nm::{self, ActiveState, DeviceState, Nm, NmError};
 use crate::ovsdb;
 use crate::plan::{self, BR_EX, BR_EX1, Files, Plan, PlanError, is_ours};
-use crate::profile::{self as p, Settings as NmSettings};
+use crate::profile::{self as p, ProfileView, Settings as NmSettings};
 use crate::settings::Settings;
 
 /// How long to wait for a default route to appear when there is none (upstream: 12 x 5 s).
@@ -117,7 +117,7 @@ impl Gathered {
     fn path_of(&self, id: &str) -> Option<&OwnedObjectPath> {
         self.profiles
             .iter()
-            .find(|(_, x)| p::id(&x.settings) == id)
+            .find(|(_, x)| x.id() == id)
             .map(|(path, _)| path)
     }
 }
@@ -158,7 +158,7 @@ pub async fn gather(
         .await?
         .into_iter()
         .map(|x| {
-            let is_active = active.contains(&p::uuid(&x.settings).as_str());
+            let is_active = active.contains(&x.uuid().as_str());
             (
                 x.path,
                 plan::Profile {
@@ -220,12 +220,12 @@ pub async fn cleanup(nm: &Nm, timeout: Duration) -> Result<bool, ApplyError> {
     let mut uplinks: Vec<String> = Vec::new();
     let mut deleted = false;
     for x in &profiles {
-        let id = p::id(&x.settings);
+        let id = x.id();
         if !is_ours(&id) {
             continue;
         }
         if id == BR_EX.uplink_profile() || id == BR_EX1.uplink_profile() {
-            uplinks.extend(p::interface(&x.settings));
+            uplinks.extend(x.interface());
         }
         tracing::info!(
             "removing profile {id} ({})",
@@ -317,14 +317,14 @@ async fn active_bridge_profiles(nm: &Nm) -> Result<Vec<(OwnedObjectPath, String)
         .profiles()
         .await?
         .into_iter()
-        .map(|x| (x.path, p::id(&x.settings), p::uuid(&x.settings)))
-        .filter(|(_, id, uuid)| {
+        .map(|x| (x.id(), x.uuid(), x.path))
+        .filter(|(id, uuid, _)| {
             let port = [BR_EX, BR_EX1]
                 .iter()
                 .any(|b| *id == b.uplink_port_profile() || *id == b.interface_port_profile());
             is_ours(id) && !port && active.contains(uuid)
         })
-        .map(|(path, id, _)| (path, id))
+        .map(|(id, _, path)| (path, id))
         .collect();
     out.sort_by_key(|(_, id)| rank(id));
     Ok(out)
@@ -344,11 +344,7 @@ async fn restore_bridges(nm: &Nm, before: &[(OwnedObjectPath, String)], s: &Sett
     };
     let profiles = nm.profiles().await.unwrap_or_default();
     for (path, id) in before {
-        let Some(uuid) = profiles
-            .iter()
-            .find(|x| x.path == *path)
-            .map(|x| p::uuid(&x.settings))
-        else {
+        let Some(uuid) = profiles.iter().find(|x| x.path == *path).map(|x| x.uuid()) else {
             continue;
         };
         if active
@@ -389,14 +385,14 @@ async fn remove_leftovers(nm: &Nm, s: &Settings, keep_br_ex1: bool) -> Result<()
     let br_ex1_ids = BR_EX1.profile_ids();
     let mut uplinks = Vec::new();
     for x in nm.profiles().await? {
-        let id = p::id(&x.settings);
+        let id = x.id();
         let of_br_ex1 = br_ex1_ids.contains(&id);
-        let idle = !active.contains(&p::uuid(&x.settings));
+        let idle = !active.contains(&x.uuid());
         if !is_ours(&id) || !(idle || of_br_ex1 && !keep_br_ex1) {
             continue;
         }
         if id == BR_EX1.uplink_profile() {
-            uplinks.extend(p::interface(&x.settings));
+            uplinks.extend(x.interface());
         }
         tracing::info!("removing {id}: the NMState file owns br-ex now");
         nm.delete(&x.path).await?;
@@ -549,7 +545,7 @@ pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
     }
     let choice = plan::choose(&g.snapshot, &g.files)?.ok_or(PlanError::NoInterface)?;
     if !plan::is_converted(&choice, &g.planner_profiles())
-        && g.profiles.iter().any(|(_, x)| is_ours(&p::id(&x.settings)))
+        && g.profiles.iter().any(|(_, x)| is_ours(&x.id()))
     {
         tracing::info!(
             "br-ex is not carrying the node IP: removing the previous attempt before proceeding"
@@ -598,8 +594,8 @@ async fn seed_hint(nm: &Nm, s: &Settings) -> Result<(), ApplyError> {
         .profiles()
         .await?
         .iter()
-        .filter(|x| p::id(&x.settings) == phys)
-        .find_map(|x| p::interface(&x.settings))
+        .filter(|x| x.id() == phys)
+        .find_map(|x| x.interface())
     else {
         return Ok(());
     };
@@ -612,11 +608,9 @@ async fn seed_hint(nm: &Nm, s: &Settings) -> Result<(), ApplyError> {
 }
 
 fn all_active(g: &Gathered, plan: &Plan) -> bool {
-    plan.activate.iter().all(|id| {
-        g.profiles
-            .iter()
-            .any(|(_, x)| p::id(&x.settings) == *id && x.active)
-    })
+    plan.activate
+        .iter()
+        .all(|id| g.profiles.iter().any(|(_, x)| x.id() == *id && x.active))
 }
 
 /// Runs the plan inside a checkpoint; on any failure (or SIGTERM) rolls back, removes what was
@@ -740,19 +734,12 @@ async fn steps(
     if !plan.remove.is_empty() {
         let mut uplinks = Vec::new();
         for uuid in &plan.remove {
-            let Some((path, x)) = g
-                .profiles
-                .iter()
-                .find(|(_, x)| p::uuid(&x.settings) == *uuid)
-            else {
+            let Some((path, x)) = g.profiles.iter().find(|(_, x)| x.uuid() == *uuid) else {
                 continue;
             };
-            tracing::info!(
-                "removing {} (no extra bridge configured any more)",
-                p::id(&x.settings)
-            );
-            if p::id(&x.settings) == BR_EX1.uplink_profile() {
-                uplinks.extend(p::interface(&x.settings));
+            tracing::info!("removing {} (no extra bridge configured any more)", x.id());
+            if x.id() == BR_EX1.uplink_profile() {
+                uplinks.extend(x.interface());
             }
             nm.delete(path).await?;
         }
@@ -776,7 +763,7 @@ async fn steps(
                 None => g
                     .profiles
                     .iter()
-                    .find(|(_, x)| p::id(&x.settings) == *id)
+                    .find(|(_, x)| x.id() == *id)
                     .map(|(_, x)| p::clone_settings(&x.settings))
                     .unwrap_or_default(),
             };
@@ -1050,10 +1037,10 @@ async fn log_state(nm: &Nm, reader: &mut NetlinkReader, ask_nm: bool) {
             Err(e) => return tracing::error!("state: {e}"),
         };
         for x in nm.profiles().await.unwrap_or_default() {
-            let uuid = p::uuid(&x.settings);
+            let uuid = x.uuid();
             tracing::error!(
                 "state: profile {} ({}, {uuid}){}{}",
-                p::id(&x.settings),
+                x.id(),
                 p::get_str(&x.settings, "connection", "type").unwrap_or_default(),
                 if active.contains(&uuid) {
                     " active"

@@ -11,7 +11,7 @@ use std::process::Command;
 use selection::netlink::NetlinkReader;
 
 use crate::nm::Nm;
-use crate::profile as p;
+use crate::profile::{self as p, ProfileView};
 use crate::settings::Settings;
 
 /// Where `collect` writes when no target is given: a tar.gz in the current directory.
@@ -174,7 +174,7 @@ async fn network_manager(b: &mut Bundle, s: &Settings) -> String {
     match nm.profiles().await {
         Ok(profiles) => {
             for x in &profiles {
-                let (id, uuid) = (p::id(&x.settings), p::uuid(&x.settings));
+                let (id, uuid) = (x.id(), x.uuid());
                 let file = if x.filename.is_empty() {
                     "(none)"
                 } else {

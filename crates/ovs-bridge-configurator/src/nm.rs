@@ -245,6 +245,12 @@ pub struct ActiveConnection {
     pub state: ActiveState,
 }
 
+impl crate::profile::ProfileView for Profile {
+    fn settings(&self) -> &Settings {
+        &self.settings
+    }
+}
+
 /// A device NetworkManager knows.
 #[derive(Clone, Debug)]
 pub struct Device {

@@ -9,7 +9,7 @@ use selection::model::Family;
 use selection::net::is_link_local_unicast;
 use serde::Serialize;
 
-use crate::profile::{self as p, Settings};
+use crate::profile::{self as p, ProfileView, Settings};
 
 /// The bridge names, ports and metrics of configure-ovs.
 pub const BR_EX: BridgeNames = BridgeNames {
@@ -85,6 +85,12 @@ pub struct Profile {
     pub active: bool,
 }
 
+impl p::ProfileView for Profile {
+    fn settings(&self) -> &Settings {
+        &self.settings
+    }
+}
+
 /// A NetworkManager device as the planner sees it.
 #[derive(Clone, Debug)]
 pub struct Device {
@@ -149,8 +155,8 @@ pub fn is_converted(choice: &Choice, profiles: &[Profile]) -> bool {
         || choice.reason == Reason::DefaultBridgeFile
             && profiles.iter().any(|x| {
                 x.active
-                    && p::id(&x.settings) == phys
-                    && p::interface(&x.settings).as_deref() == Some(choice.interface.as_str())
+                    && x.id() == phys
+                    && x.interface().as_deref() == Some(choice.interface.as_str())
             })
 }
 
@@ -281,7 +287,7 @@ pub fn plan(
     new_uuid: &mut dyn FnMut() -> String,
 ) -> Result<Plan, PlanError> {
     let choice = choose(snap, files)?.ok_or(PlanError::NoInterface)?;
-    let exists = |id: &str| profiles.iter().any(|x| p::id(&x.settings) == id);
+    let exists = |id: &str| profiles.iter().any(|x| x.id() == id);
     let mut bridges = Vec::new();
     let already_converted = is_converted(&choice, profiles);
     if !already_converted {
@@ -306,8 +312,8 @@ pub fn plan(
             remove.extend(
                 profiles
                     .iter()
-                    .filter(|x| ids.contains(&p::id(&x.settings)))
-                    .map(|x| p::uuid(&x.settings)),
+                    .filter(|x| ids.contains(&x.id()))
+                    .map(|x| x.uuid()),
             );
         }
         Some(_) => {}
@@ -318,7 +324,7 @@ pub fn plan(
     }
     let mut clones: Vec<String> = profiles
         .iter()
-        .map(|x| p::id(&x.settings))
+        .map(|x| x.id())
         .chain(bridges.iter().flat_map(|b| b.add.iter().map(p::id)))
         .filter(|id| id.ends_with(SLAVE_CLONE_SUFFIX))
         .collect();
@@ -400,12 +406,12 @@ fn bridge_plan(
         .filter(|m| !m.is_empty())
         .ok_or_else(|| PlanError::NoMac(iface.into()))?;
     let mtu = link.map(|l| l.mtu).filter(|m| *m > 0).unwrap_or(1500);
-    let find = |uuid: &str| profiles.iter().find(|x| p::uuid(&x.settings) == uuid);
+    let find = |uuid: &str| profiles.iter().find(|x| x.uuid() == uuid);
     let original = devices
         .iter()
         .filter(|d| d.interface == iface)
         .filter_map(|d| d.active_uuid.as_deref().and_then(find))
-        .find(|x| !["ovs-port", "ovs-interface"].contains(&p::kind(&x.settings).as_str()))
+        .find(|x| !["ovs-port", "ovs-interface"].contains(&x.kind().as_str()))
         .ok_or_else(|| PlanError::NoActiveConnection(iface.into()))?;
     let u = Uplink {
         names,
@@ -415,12 +421,7 @@ fn bridge_plan(
         mac: mac_text(&mac),
     };
     let old_uuid = p::uuid(u.old);
-    let existing = |id: &str| {
-        profiles
-            .iter()
-            .find(|x| p::id(&x.settings) == id)
-            .map(|x| p::uuid(&x.settings))
-    };
+    let existing = |id: &str| profiles.iter().find(|x| x.id() == id).map(|x| x.uuid());
     let mut add: Vec<Settings> = Vec::new();
     let mut warnings = Vec::new();
     // An existing profile of that name is kept (a re-run adds only what is missing).

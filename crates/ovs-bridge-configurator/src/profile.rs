@@ -156,6 +156,26 @@ fn render_value(v: &Value<'_>) -> String {
     }
 }
 
+/// Named accessors for what holds a profile's settings (NetworkManager's stored profiles, the
+/// planner's view of them).
+pub trait ProfileView {
+    fn settings(&self) -> &Settings;
+    fn id(&self) -> String {
+        id(self.settings())
+    }
+    fn uuid(&self) -> String {
+        uuid(self.settings())
+    }
+    /// `connection.type`.
+    fn kind(&self) -> String {
+        kind(self.settings())
+    }
+    /// `connection.interface-name`.
+    fn interface(&self) -> Option<String> {
+        interface(self.settings())
+    }
+}
+
 /// Keyfile-style text (`[section]` then `key=value`), for `plan` output and troubleshooting.
 pub fn render(s: &Settings) -> String {
     let mut out = String::new();

@@ -740,25 +740,29 @@ fn sigterm_during_apply_rolls_back() {
     c.write_primary_ip();
     fs::write(c.node.view.run_dir().join("configure-ovs-boot-done"), "").unwrap();
     c.node.ovs.kill_vswitchd();
-    let child = c
-        .command(&["apply"], Path::new("/dev/null"))
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Stuck waiting for br-ex (no vswitchd): stop it as systemd would.
-    let added = || c.profile_names().lines().any(|n| n == "ovs-if-br-ex");
-    assert!(wait_for(Duration::from_secs(10), added));
-    std::thread::sleep(Duration::from_millis(300));
-    std::process::Command::new("kill")
-        .arg(child.id().to_string())
-        .status()
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
-    assert!(log(&o).contains("terminated by a signal"), "{}", log(&o));
-    let back = || c.ens3_has_node_ip();
-    assert!(wait_for(Duration::from_secs(10), back));
-    assert!(c.reachable());
+    // systemd's stop (SIGTERM), then Ctrl-C by hand (SIGINT): both roll back.
+    for signal in ["-TERM", "-INT"] {
+        let child = c
+            .command(&["apply"], Path::new("/dev/null"))
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Stuck waiting for br-ex (no vswitchd).
+        let added = || c.profile_names().lines().any(|n| n == "ovs-if-br-ex");
+        assert!(wait_for(Duration::from_secs(10), added), "{signal}");
+        std::thread::sleep(Duration::from_millis(300));
+        std::process::Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{signal}: {}", log(&o));
+        assert!(log(&o).contains("terminated by a signal"), "{}", log(&o));
+        let back = || c.ens3_has_node_ip();
+        assert!(wait_for(Duration::from_secs(10), back), "{signal}");
+        assert!(wait_for(Duration::from_secs(5), || !added()), "{signal}");
+        assert!(c.reachable());
+    }
 }
 
 #[test]

@@ -302,12 +302,7 @@ async fn apply_pending_nmstate(s: &Settings) -> Result<Option<Outcome>, ApplyErr
 /// This tool's active profiles, in the order they are activated: bridges, then ports' uplinks,
 /// then the bridges' interfaces (which carry the IP). OVS ports come up with their bridge.
 async fn active_bridge_profiles(nm: &Nm) -> Result<Vec<(OwnedObjectPath, String)>, ApplyError> {
-    let active: Vec<String> = nm
-        .active_connections()
-        .await?
-        .into_iter()
-        .map(|a| a.uuid)
-        .collect();
+    let active = nm.active_uuids().await?;
     let rank = |id: &str| match id {
         _ if id == BR_EX.bridge || id == BR_EX1.bridge => 0,
         _ if id == BR_EX.interface_profile() || id == BR_EX1.interface_profile() => 2,
@@ -376,12 +371,7 @@ async fn settle(nm: &Nm, timeout: Duration) {
 /// did not take over (inactive now), br-ex1 and its profiles unless the file defines it, and the
 /// SDN era's br0. The extra bridge's NIC gets its original profile back.
 async fn remove_leftovers(nm: &Nm, s: &Settings, keep_br_ex1: bool) -> Result<(), ApplyError> {
-    let active: Vec<String> = nm
-        .active_connections()
-        .await?
-        .into_iter()
-        .map(|a| a.uuid)
-        .collect();
+    let active = nm.active_uuids().await?;
     let br_ex1_ids = BR_EX1.profile_ids();
     let mut uplinks = Vec::new();
     for x in nm.profiles().await? {
@@ -1032,8 +1022,8 @@ async fn verify(
 /// NetworkManager is known not to answer.
 async fn log_state(nm: &Nm, reader: &mut NetlinkReader, ask_nm: bool) {
     if ask_nm {
-        let active: Vec<String> = match nm.active_connections().await {
-            Ok(a) => a.into_iter().map(|a| a.uuid).collect(),
+        let active = match nm.active_uuids().await {
+            Ok(a) => a,
             Err(e) => return tracing::error!("state: {e}"),
         };
         for x in nm.profiles().await.unwrap_or_default() {

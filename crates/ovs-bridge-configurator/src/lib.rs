@@ -160,12 +160,7 @@ pub fn plan_report(g: &apply::Gathered, json: bool) -> Result<String, plan::Plan
 
 async fn status(s: &Settings) -> anyhow::Result<ExitCode> {
     let nm = Nm::connect(s.dbus_timeout).await?;
-    let active: Vec<String> = nm
-        .active_connections()
-        .await?
-        .into_iter()
-        .map(|a| a.uuid)
-        .collect();
+    let active = nm.active_uuids().await?;
     let owner = if s.nmstate_dir().join("applied").exists() {
         "nmstate (declarative)"
     } else {

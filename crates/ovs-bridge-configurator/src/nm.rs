@@ -527,6 +527,16 @@ impl Nm {
         Ok(out.into_iter().flatten().collect())
     }
 
+    /// The UUIDs of the profiles active now (in any state).
+    pub async fn active_uuids(&self) -> Result<Vec<String>, NmError> {
+        Ok(self
+            .active_connections()
+            .await?
+            .into_iter()
+            .map(|a| a.uuid)
+            .collect())
+    }
+
     /// Whether profile `uuid` is activated now.
     pub async fn is_activated(&self, uuid: &str) -> Result<bool, NmError> {
         Ok(self

@@ -42,6 +42,16 @@ impl Case {
         }
     }
 
+    /// A later run in the same boot (node IP written, boot marker present, so no first-run
+    /// clean-up) with `config` as its settings file, whose path is returned.
+    fn same_boot(&self, config: &str) -> PathBuf {
+        self.write_primary_ip();
+        fs::write(self.node.view.run_dir().join("configure-ovs-boot-done"), "").unwrap();
+        let cfg = self.node.dir().join("obc.toml");
+        fs::write(&cfg, config).unwrap();
+        cfg
+    }
+
     fn write_primary_ip(&self) {
         let dir = self.node.view.run_dir().join("nodeip-configuration");
         fs::create_dir_all(&dir).unwrap();
@@ -423,17 +433,10 @@ fn a_failure_rolls_back_to_the_original_network() {
         return;
     }
     let mut c = Case::new(true);
-    c.write_primary_ip();
-    fs::write(c.node.view.run_dir().join("configure-ovs-boot-done"), "").unwrap();
-    let cfg = c.node.dir().join("obc.toml");
-    fs::write(
-        &cfg,
-        format!(
-            "activation-timeout-secs = 5\nactivation-attempts = 2\ntroubleshooting-dir = \"{}\"\n",
-            c.node.dir().display()
-        ),
-    )
-    .unwrap();
+    let cfg = c.same_boot(&format!(
+        "activation-timeout-secs = 5\nactivation-attempts = 2\ntroubleshooting-dir = \"{}\"\n",
+        c.node.dir().display()
+    ));
     // Five copies from earlier failures: the oldest goes, the newest five stay.
     for n in 1..=5 {
         fs::create_dir(
@@ -737,13 +740,12 @@ fn sigterm_during_apply_rolls_back() {
         return;
     }
     let mut c = Case::new(true);
-    c.write_primary_ip();
-    fs::write(c.node.view.run_dir().join("configure-ovs-boot-done"), "").unwrap();
+    let cfg = c.same_boot("");
     c.node.ovs.kill_vswitchd();
     // systemd's stop (SIGTERM), then Ctrl-C by hand (SIGINT): both roll back.
     for signal in ["-TERM", "-INT"] {
         let child = c
-            .command(&["apply"], Path::new("/dev/null"))
+            .command(&["apply"], &cfg)
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
@@ -912,10 +914,7 @@ fn a_crash_mid_apply_is_undone_by_the_checkpoint_timeout() {
         return;
     }
     let mut c = Case::new(true);
-    c.write_primary_ip();
-    fs::write(c.node.view.run_dir().join("configure-ovs-boot-done"), "").unwrap();
-    let cfg = c.node.dir().join("obc.toml");
-    fs::write(&cfg, "checkpoint-timeout-secs = 3\n").unwrap();
+    let cfg = c.same_boot("checkpoint-timeout-secs = 3\n");
     c.node.ovs.kill_vswitchd();
     let mut child = c
         .command(&["apply"], &cfg)
@@ -956,13 +955,11 @@ fn a_slow_dhcp_server_outlasting_the_checkpoint_still_converts() {
         return;
     }
     let mut c = Case::new(false);
-    c.write_primary_ip();
-    fs::write(c.node.view.run_dir().join("configure-ovs-boot-done"), "").unwrap();
     // br-ex's new DHCP client waits 5 s for its offer (dnsmasq holds every offer back 5 s,
-    // blocking meanwhile, so a retransmitted DISCOVER delays the ACK too: about 10-12 s); the checkpoint would fire after 2 s.
+    // blocking meanwhile, so a retransmitted DISCOVER delays the ACK too: about 10-12 s); the
+    // checkpoint would fire after 2 s without its extension.
     c.up.delay_dhcp_offers(5).unwrap();
-    let cfg = c.node.dir().join("obc.toml");
-    fs::write(&cfg, "checkpoint-timeout-secs = 2\n").unwrap();
+    let cfg = c.same_boot("checkpoint-timeout-secs = 2\n");
     let t = Instant::now();
     let o = c
         .command(&["apply", "--retry-interval-secs", "0", "-v"], &cfg)
@@ -995,10 +992,7 @@ fn a_hung_network_manager_is_a_bounded_failure_and_the_network_comes_back() {
         return;
     }
     let mut c = Case::new(true);
-    c.write_primary_ip();
-    fs::write(c.node.view.run_dir().join("configure-ovs-boot-done"), "").unwrap();
-    let cfg = c.node.dir().join("obc.toml");
-    fs::write(&cfg, "checkpoint-timeout-secs = 6\ndbus-timeout-secs = 2\n").unwrap();
+    let cfg = c.same_boot("checkpoint-timeout-secs = 6\ndbus-timeout-secs = 2\n");
     // Without ovs-vswitchd br-ex never activates: the apply is mid-way when NM stops.
     c.node.ovs.kill_vswitchd();
     let child = c

@@ -740,7 +740,7 @@ async fn steps(
         let path = nm.add(settings).await?;
         added.insert(p::id(settings), (path, p::clone_settings(settings)));
     }
-    let to_activate: Vec<(&String, OwnedObjectPath, NmSettings)> = plan
+    let to_activate: BTreeMap<&String, (OwnedObjectPath, NmSettings)> = plan
         .activate
         .iter()
         .filter_map(|id| {
@@ -757,52 +757,56 @@ async fn steps(
                     .map(|(_, x)| p::clone_settings(&x.settings))
                     .unwrap_or_default(),
             };
-            Some((id, path, settings))
+            Some((id, (path, settings)))
         })
         .collect();
-    // Pass 1, as upstream: each bond/team port's LACP settles, then its clone gets
-    // autoconnect=yes before anything is activated, so that when NM re-activates ports
-    // implicitly it picks the clones, never the original port profiles (which would pull the
-    // old bond back up).
-    for (id, path, settings) in &to_activate {
-        if !is_port(settings) {
-            continue;
-        }
-        if let Some(iface) = p::interface(settings) {
-            crate::bond::wait_lacp(&iface).await;
-        }
-        autoconnect(nm, path, id, settings, added).await?;
-    }
+    let order: Vec<String> = plan
+        .activate
+        .iter()
+        .filter(|id| to_activate.contains_key(id))
+        .cloned()
+        .collect();
+    let port = |id: &str| {
+        to_activate
+            .get(&id.to_owned())
+            .is_some_and(|(_, s)| is_port(s))
+    };
     let mut ports_up: BTreeMap<String, usize> = BTreeMap::new();
     let mut port_masters: Vec<String> = Vec::new();
-    for (id, path, settings) in to_activate {
-        let uuid = p::uuid(&settings);
-        let is_port = is_port(&settings);
-        if is_port {
-            let master = p::master(&settings).unwrap_or_default();
-            if !port_masters.contains(&master) {
-                port_masters.push(master.clone());
+    for step in plan::activation_steps(&order, port) {
+        match step {
+            plan::Step::PreparePort(id) => {
+                let (path, settings) = &to_activate[&id];
+                if let Some(iface) = p::interface(settings) {
+                    crate::bond::wait_lacp(&iface).await;
+                }
+                autoconnect(nm, path, &id, settings, added).await?;
             }
-            // A chance to come up implicitly with the master before being activated
-            // explicitly (the fail_over_mac=follow race).
-            wait_implicit(nm, &uuid, PORT_IMPLICIT_WAIT).await?;
-        }
-        let r = activate(nm, &path, &uuid, id, s).await;
-        match (r, is_port) {
-            (Ok(()), true) => {
-                *ports_up
-                    .entry(p::master(&settings).unwrap_or_default())
-                    .or_default() += 1
+            plan::Step::Activate { id, port } => {
+                let (path, settings) = &to_activate[&id];
+                let uuid = p::uuid(settings);
+                let master = p::master(settings).unwrap_or_default();
+                if port {
+                    if !port_masters.contains(&master) {
+                        port_masters.push(master.clone());
+                    }
+                    // A chance to come up implicitly with the master before being activated
+                    // explicitly (the fail_over_mac=follow race).
+                    wait_implicit(nm, &uuid, PORT_IMPLICIT_WAIT).await?;
+                }
+                match (activate(nm, path, &uuid, &id, s).await, port) {
+                    (Ok(()), true) => *ports_up.entry(master).or_default() += 1,
+                    (Ok(()), false) => {}
+                    // A bond survives with one port up (OCPBUGS-1503).
+                    (Err(e), true) => tracing::warn!("port {id} did not come up: {e}"),
+                    (Err(e), false) => return Err(e.into()),
+                }
+                // Switched on once active, so NM brings it back by itself later (activation
+                // list only).
+                if !port {
+                    autoconnect(nm, path, &id, settings, added).await?;
+                }
             }
-            (Ok(()), false) => {}
-            // A bond survives with one port up (OCPBUGS-1503).
-            (Err(e), true) => tracing::warn!("port {id} did not come up: {e}"),
-            (Err(e), false) => return Err(e.into()),
-        }
-        // Switched on once active, so NM brings it back by itself later (activation list only;
-        // ports got it in pass 1).
-        if !is_port {
-            autoconnect(nm, &path, id, &settings, added).await?;
         }
     }
     if let Some(m) = port_masters

@@ -381,6 +381,31 @@ fn connection(s: &mut Settings, id: &str, uuid: &str, kind: &str, iface: &str) {
     p::set(s, "connection", "autoconnect", false);
 }
 
+/// One step of the activation (reference §1.11).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Pass 1, for each bond/team port clone: let LACP settle, then switch autoconnect on, before
+    /// anything is activated (upstream 7e5b85f35: when NM re-activates ports implicitly it must
+    /// pick the clones, never the original port profiles, which would pull the old bond up).
+    PreparePort(String),
+    /// Pass 2, in the activation order: activate (a port first gets a chance to come up with its
+    /// master), then switch autoconnect on (ports have it from pass 1).
+    Activate { id: String, port: bool },
+}
+
+/// The steps that activate `order` (profile ids); `is_port` tells bond/team ports.
+pub fn activation_steps(order: &[String], is_port: impl Fn(&str) -> bool) -> Vec<Step> {
+    let prepare = order
+        .iter()
+        .filter(|id| is_port(id))
+        .map(|id| Step::PreparePort(id.clone()));
+    let activate = order.iter().map(|id| Step::Activate {
+        id: id.clone(),
+        port: is_port(id),
+    });
+    prepare.chain(activate).collect()
+}
+
 /// What every new profile of one bridge shares.
 struct Uplink<'a> {
     names: BridgeNames,

@@ -854,3 +854,29 @@ fn a_hint_without_its_default_route_yet_is_awaited() {
     );
     assert_eq!(crate::plan::awaited_hint(&later, &files, &c), None);
 }
+
+#[test]
+fn bond_port_clones_get_autoconnect_before_anything_is_activated() {
+    let (profiles, devices) = bond(&[("mode", "802.3ad"), ("miimon", "100")]);
+    let plan = run(&profiles, &devices, &bond_snapshot(), &Files::default()).unwrap();
+    let is_port = |id: &str| id.ends_with(crate::plan::SLAVE_CLONE_SUFFIX);
+    let steps = crate::plan::activation_steps(&plan.activate, is_port);
+    use crate::plan::Step;
+    let prepare = |id: &str| Step::PreparePort(id.into());
+    let activate = |id: &str, port: bool| Step::Activate {
+        id: id.into(),
+        port,
+    };
+    assert_eq!(
+        steps,
+        [
+            prepare("bond0-port1-slave-ovs-clone"),
+            prepare("bond0-port2-slave-ovs-clone"),
+            activate("br-ex", false),
+            activate("ovs-if-phys0", false),
+            activate("bond0-port1-slave-ovs-clone", true),
+            activate("bond0-port2-slave-ovs-clone", true),
+            activate("ovs-if-br-ex", false),
+        ]
+    );
+}

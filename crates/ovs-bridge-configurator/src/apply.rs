@@ -63,7 +63,7 @@ pub enum ApplyError {
     Declarative(#[from] crate::declarative::DeclarativeError),
 }
 
-fn io(what: &'static str, path: &Path, error: std::io::Error) -> ApplyError {
+pub(crate) fn io(what: &'static str, path: &Path, error: std::io::Error) -> ApplyError {
     ApplyError::File {
         what,
         path: path.to_owned(),
@@ -193,7 +193,7 @@ pub async fn gather(
 /// lives inside this process. Rolling back restores the network that run started from, as NM
 /// would by itself once the checkpoint's timeout passed, and frees the devices for this run's own
 /// checkpoint (NM puts a device in one checkpoint at a time).
-async fn roll_back_abandoned(nm: &Nm, timeout: Duration) -> Result<(), ApplyError> {
+pub(crate) async fn roll_back_abandoned(nm: &Nm, timeout: Duration) -> Result<(), ApplyError> {
     let abandoned = nm.checkpoints().await?;
     for cp in &abandoned {
         tracing::warn!(
@@ -248,7 +248,7 @@ pub async fn cleanup(nm: &Nm, timeout: Duration) -> Result<bool, ApplyError> {
 
 /// Gives each uplink its best original profile again (`nmcli device connect`), if NM has not
 /// already done so by autoconnect.
-async fn reconnect(nm: &Nm, uplinks: &[String], timeout: Duration) {
+pub(crate) async fn reconnect(nm: &Nm, uplinks: &[String], timeout: Duration) {
     let Ok(devices) = nm.devices().await else {
         return;
     };
@@ -268,95 +268,8 @@ async fn reconnect(nm: &Nm, uplinks: &[String], timeout: Duration) {
     }
 }
 
-/// Applies the user's NMState file when one is pending.
-async fn apply_pending_nmstate(s: &Settings) -> Result<Option<Outcome>, ApplyError> {
-    let Some(pending) = crate::declarative::pending(s) else {
-        return Ok(None);
-    };
-    tracing::info!("applying the NMState file {}", pending.path.display());
-    let state = crate::declarative::parse(&pending)?;
-    // nmstate's OVS plugin needs OVSDB: say why now rather than as a plugin failure mid-apply.
-    ovsdb::check_access()?;
-    let nm = Nm::connect(s.dbus_timeout).await?;
-    roll_back_abandoned(&nm, s.activation_timeout).await?;
-    let defines_br_ex1 = state
-        .interfaces
-        .to_vec()
-        .iter()
-        .any(|i| i.name() == BR_EX1.bridge);
-    let before = active_bridge_profiles(&nm).await?;
-    let finish = async || -> Result<(), String> {
-        remove_leftovers(&nm, s, defines_br_ex1)
-            .await
-            .map_err(|e| format!("removing the automatic bridge's leftovers: {e}"))?;
-        check_br_ex(s).await
-    };
-    if let Err(e) = crate::declarative::apply(s, &pending, state, finish).await {
-        tracing::error!("{e}");
-        restore_bridges(&nm, &before, s).await;
-        return Err(e.into());
-    }
-    Ok(Some(Outcome::DeclarativeApplied))
-}
-
-/// This tool's active profiles, in the order they are activated: bridges, then ports' uplinks,
-/// then the bridges' interfaces (which carry the IP). OVS ports come up with their bridge.
-async fn active_bridge_profiles(nm: &Nm) -> Result<Vec<(OwnedObjectPath, String)>, ApplyError> {
-    let active = nm.active_uuids().await?;
-    let rank = |id: &str| match id {
-        _ if id == BR_EX.bridge || id == BR_EX1.bridge => 0,
-        _ if id == BR_EX.interface_profile() || id == BR_EX1.interface_profile() => 2,
-        _ => 1,
-    };
-    let mut out: Vec<(OwnedObjectPath, String)> = nm
-        .profiles()
-        .await?
-        .into_iter()
-        .map(|x| (x.id(), x.uuid(), x.path))
-        .filter(|(id, uuid, _)| {
-            let port = [BR_EX, BR_EX1]
-                .iter()
-                .any(|b| *id == b.uplink_port_profile() || *id == b.interface_port_profile());
-            is_ours(id) && !port && active.contains(uuid)
-        })
-        .map(|(id, _, path)| (path, id))
-        .collect();
-    out.sort_by_key(|(_, id)| rank(id));
-    Ok(out)
-}
-
-/// After a rollback: NetworkManager (1.42) restores the profiles but re-activates an OVS stack's
-/// pieces at once, and the interface that carries the IP can fail on its still-activating port.
-/// Activates again, in order, whatever of the previous bridge is not active once it settled.
-async fn restore_bridges(nm: &Nm, before: &[(OwnedObjectPath, String)], s: &Settings) {
-    if before.is_empty() {
-        return;
-    }
-    settle(nm, s.activation_timeout).await;
-    let active = match nm.active_connections().await {
-        Ok(a) => a,
-        Err(e) => return tracing::error!("cannot check the restored bridge: {e}"),
-    };
-    let profiles = nm.profiles().await.unwrap_or_default();
-    for (path, id) in before {
-        let Some(uuid) = profiles.iter().find(|x| x.path == *path).map(|x| x.uuid()) else {
-            continue;
-        };
-        if active
-            .iter()
-            .any(|a| a.uuid == uuid && a.state == ActiveState::Activated)
-        {
-            continue;
-        }
-        tracing::info!("re-activating {id}, part of the bridge the node had");
-        if let Err(e) = activate(nm, path, &uuid, id, s).await {
-            tracing::error!("{e}");
-        }
-    }
-}
-
 /// Waits (up to `timeout`) until no device is half way through a state change.
-async fn settle(nm: &Nm, timeout: Duration) {
+pub(crate) async fn settle(nm: &Nm, timeout: Duration) {
     let deadline = Instant::now() + timeout;
     while Instant::now() < deadline {
         match nm.devices().await {
@@ -364,72 +277,6 @@ async fn settle(nm: &Nm, timeout: Duration) {
             _ => return,
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// After nmstate applied the file (inside its checkpoint): the automatic mode's profiles nmstate
-/// did not take over (inactive now), br-ex1 and its profiles unless the file defines it, and the
-/// SDN era's br0. The extra bridge's NIC gets its original profile back.
-async fn remove_leftovers(nm: &Nm, s: &Settings, keep_br_ex1: bool) -> Result<(), ApplyError> {
-    let active = nm.active_uuids().await?;
-    let br_ex1_ids = BR_EX1.profile_ids();
-    let mut uplinks = Vec::new();
-    for x in nm.profiles().await? {
-        let id = x.id();
-        let of_br_ex1 = br_ex1_ids.contains(&id);
-        let idle = !active.contains(&x.uuid());
-        if !is_ours(&id) || !(idle || of_br_ex1 && !keep_br_ex1) {
-            continue;
-        }
-        if id == BR_EX1.uplink_profile() {
-            uplinks.extend(x.interface());
-        }
-        tracing::info!("removing {id}: the NMState file owns br-ex now");
-        nm.delete(&x.path).await?;
-    }
-    if !keep_br_ex1 {
-        ovsdb::delete_bridge(BR_EX1.bridge)?;
-    }
-    ovsdb::delete_bridge("br0")?;
-    reconnect(nm, &uplinks, s.activation_timeout).await;
-    Ok(())
-}
-
-/// br-ex exists and carries the node IP (the install's seeds make br-ex mandatory in these
-/// files); otherwise the file cannot be what the node runs on.
-async fn check_br_ex(s: &Settings) -> Result<(), String> {
-    let mut reader = NetlinkReader::connect().map_err(|e| e.to_string())?;
-    let snap = reader.snapshot().await.map_err(|e| e.to_string())?;
-    let Some(idx) = snap
-        .links
-        .iter()
-        .find(|l| l.name == BR_EX.bridge)
-        .map(|l| l.index)
-    else {
-        return Err(format!(
-            "it does not create {} (an ovs-bridge with an ovs-interface of that name)",
-            BR_EX.bridge
-        ));
-    };
-    let node_ip = read_ip_file(&s.node_ip_files().primary_ip()).ok().flatten();
-    let on_br_ex = |ip: &IpAddr| {
-        snap.addresses
-            .iter()
-            .any(|a| a.ip == *ip && a.ifindex == idx)
-    };
-    match node_ip {
-        Some(ip) if !on_br_ex(&ip) => Err(format!(
-            "{} does not carry the node IP {ip} (from {})",
-            BR_EX.bridge,
-            s.node_ip_files().primary_ip().display()
-        )),
-        None if !snap.addresses.iter().any(|a| {
-            a.ifindex == idx && !a.ip.is_loopback() && !selection::net::is_link_local_unicast(a.ip)
-        }) =>
-        {
-            Err(format!("{} has no address", BR_EX.bridge))
-        }
-        _ => Ok(()),
     }
 }
 
@@ -458,7 +305,7 @@ fn clean_mtu_migration(s: &Settings) -> std::io::Result<()> {
 /// only the declarative path, as upstream's nmstate-configuration.sh and nmstate.service.
 pub async fn apply_nmstate(s: &Settings) -> Result<Outcome, ApplyError> {
     clean_mtu_migration(s).map_err(|e| io("remove", &s.mtu_migration_dir(), e))?;
-    if let Some(done) = apply_pending_nmstate(s).await? {
+    if let Some(done) = crate::declarative::apply_pending(s).await? {
         return Ok(done);
     }
     if s.nmstate_dir().join("applied").exists() {
@@ -482,7 +329,7 @@ pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
     clean_mtu_migration(s).map_err(|e| io("remove", &s.mtu_migration_dir(), e))?;
     // nmstate-configuration.service applied it earlier in the boot; this covers a node whose
     // MCO still runs upstream's nmstate-configuration unit, and a file written since.
-    if let Some(done) = apply_pending_nmstate(s).await? {
+    if let Some(done) = crate::declarative::apply_pending(s).await? {
         return Ok(done);
     }
     if s.nmstate_dir().join("applied").exists() {
@@ -639,8 +486,8 @@ async fn execute(
         }
         Err(e) => {
             tracing::error!("{e}; rolling back to the previous network configuration");
-            dump_profiles(s, plan);
-            log_state(
+            crate::troubleshoot::dump_profiles(s, plan);
+            crate::troubleshoot::log_state(
                 nm,
                 reader,
                 !matches!(&e, ApplyError::Checkpoint(c) if c.is_unanswered()),
@@ -845,7 +692,7 @@ async fn autoconnect(
 /// Activates profile `id` with upstream's persistence: up to `activation-attempts` attempts
 /// (10), 5 s apart, each waiting up to `activation-timeout-secs`. A NetworkManager that does not
 /// answer at all is not retried: every further call would wait as long again.
-async fn activate(
+pub(crate) async fn activate(
     nm: &Nm,
     path: &OwnedObjectPath,
     uuid: &str,
@@ -1018,141 +865,4 @@ async fn verify(
         }
     }
     Ok(())
-}
-
-/// On failure, in the journal: what NetworkManager and the kernel hold at that moment (as
-/// configure-ovs's `print_state`: profiles, devices, addresses, and the routes the netlink reader
-/// keeps, the default ones), before the rollback changes it. `ask_nm` is false when
-/// NetworkManager is known not to answer.
-async fn log_state(nm: &Nm, reader: &mut NetlinkReader, ask_nm: bool) {
-    if ask_nm {
-        let active = match nm.active_uuids().await {
-            Ok(a) => a,
-            Err(e) => return tracing::error!("state: {e}"),
-        };
-        for x in nm.profiles().await.unwrap_or_default() {
-            let uuid = x.uuid();
-            tracing::error!(
-                "state: profile {} ({}, {uuid}){}{}",
-                x.id(),
-                p::get_str(&x.settings, "connection", "type").unwrap_or_default(),
-                if active.contains(&uuid) {
-                    " active"
-                } else {
-                    ""
-                },
-                if x.filename.is_empty() {
-                    String::new()
-                } else {
-                    format!(" {}", x.filename)
-                }
-            );
-        }
-        for d in nm.devices().await.unwrap_or_default() {
-            tracing::error!(
-                "state: device {} type {} {} profile {}",
-                d.interface,
-                d.device_type,
-                d.state,
-                d.active_uuid.as_deref().unwrap_or("-")
-            );
-        }
-    }
-    let Ok(snap) = reader.snapshot().await else {
-        return;
-    };
-    let name = |i: u32| {
-        snap.links
-            .iter()
-            .find(|l| l.index == i)
-            .map_or_else(|| i.to_string(), |l| l.name.clone())
-    };
-    for a in &snap.addresses {
-        tracing::error!(
-            "state: address {}/{} on {}",
-            a.ip,
-            a.prefix_len,
-            name(a.ifindex)
-        );
-    }
-    for r in &snap.routes {
-        tracing::error!(
-            "state: route {} via {} dev {} metric {} table {}",
-            r.destination
-                .map_or_else(|| "default".into(), |d| d.to_string()),
-            r.gateway.map_or_else(|| "-".into(), |g| g.to_string()),
-            r.oif.map_or_else(|| "-".into(), name),
-            r.metric,
-            r.table
-        );
-    }
-}
-
-/// Troubleshooting copies kept (the newest; older ones are removed).
-const TROUBLESHOOTING_KEPT: usize = 5;
-/// Names of the troubleshooting copies (`collect` picks the newest).
-pub const TROUBLESHOOTING_PREFIX: &str = "ovs-bridge-configurator-";
-
-/// On failure: the generated profiles, as keyfile-style text, in a fresh troubleshooting dir:
-/// private (0700) and named unpredictably (it lives in /tmp by default), created exclusively, and
-/// only the last few kept.
-fn dump_profiles(s: &Settings, plan: &Plan) {
-    use std::os::unix::fs::DirBuilderExt;
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let random = uuid::Uuid::new_v4().simple().to_string();
-    let dir = s.troubleshooting_dir.join(format!(
-        "{TROUBLESHOOTING_PREFIX}{stamp:012}-{}",
-        &random[..12]
-    ));
-    let write = || -> std::io::Result<()> {
-        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
-        for settings in plan.bridges.iter().flat_map(|b| &b.add) {
-            std::fs::write(
-                dir.join(format!("{}.nmconnection", p::id(settings))),
-                p::render(settings),
-            )?;
-        }
-        Ok(())
-    };
-    match write() {
-        Ok(()) => tracing::info!(
-            "copied the generated profiles to {} for troubleshooting",
-            dir.display()
-        ),
-        Err(e) => tracing::warn!("cannot write {}: {e}", dir.display()),
-    }
-    prune_troubleshooting(&s.troubleshooting_dir, &dir);
-}
-
-/// Removes all but the newest [`TROUBLESHOOTING_KEPT`] troubleshooting copies (by modification
-/// time, then name), never `new`, the one just written.
-fn prune_troubleshooting(parent: &Path, new: &Path) {
-    let Ok(entries) = std::fs::read_dir(parent) else {
-        return;
-    };
-    let mut dirs: Vec<(std::time::SystemTime, std::path::PathBuf)> = entries
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with(TROUBLESHOOTING_PREFIX)
-        })
-        .filter(|e| e.path() != new)
-        .filter_map(|e| {
-            let m = e.metadata().ok().filter(|m| m.is_dir())?;
-            Some((m.modified().ok()?, e.path()))
-        })
-        .collect();
-    dirs.sort();
-    let old = (dirs.len() + 1).saturating_sub(TROUBLESHOOTING_KEPT);
-    for (_, d) in &dirs[..old] {
-        if let Err(e) = std::fs::remove_dir_all(d) {
-            tracing::warn!(
-                "cannot remove the old troubleshooting copy {}: {e}",
-                d.display()
-            );
-        }
-    }
 }

@@ -339,7 +339,7 @@ fn newest_troubleshooting_copy(parent: &Path) -> Option<PathBuf> {
         .filter(|e| {
             e.file_name()
                 .to_string_lossy()
-                .starts_with(crate::apply::TROUBLESHOOTING_PREFIX)
+                .starts_with(crate::troubleshoot::TROUBLESHOOTING_PREFIX)
         })
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
         .max()

@@ -8,10 +8,19 @@
 //! still uncommitted, the automatic mode's leftovers are removed and br-ex must carry the node
 //! IP. Any failure rolls the node back to the bridge it had.
 
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use selection::atomic::write_atomic;
+use selection::netlink::NetlinkReader;
+use selection::runfiles::read_ip_file;
+use zbus::zvariant::OwnedObjectPath;
 
+use crate::apply::{ApplyError, Outcome, activate, reconnect, roll_back_abandoned, settle};
+use crate::nm::{ActiveState, Nm};
+use crate::ovsdb;
+use crate::plan::{BR_EX, BR_EX1, is_ours};
+use crate::profile::ProfileView;
 use crate::settings::Settings;
 
 /// A pending NMState file.
@@ -140,4 +149,157 @@ where
         })?;
     }
     Ok(())
+}
+
+/// Applies the user's NMState file when one is pending.
+pub async fn apply_pending(s: &Settings) -> Result<Option<Outcome>, ApplyError> {
+    let Some(pending) = pending(s) else {
+        return Ok(None);
+    };
+    tracing::info!("applying the NMState file {}", pending.path.display());
+    let state = parse(&pending)?;
+    // nmstate's OVS plugin needs OVSDB: say why now rather than as a plugin failure mid-apply.
+    ovsdb::check_access()?;
+    let nm = Nm::connect(s.dbus_timeout).await?;
+    roll_back_abandoned(&nm, s.activation_timeout).await?;
+    let defines_br_ex1 = state
+        .interfaces
+        .to_vec()
+        .iter()
+        .any(|i| i.name() == BR_EX1.bridge);
+    let before = active_bridge_profiles(&nm).await?;
+    let finish = async || -> Result<(), String> {
+        remove_leftovers(&nm, s, defines_br_ex1)
+            .await
+            .map_err(|e| format!("removing the automatic bridge's leftovers: {e}"))?;
+        check_br_ex(s).await
+    };
+    if let Err(e) = apply(s, &pending, state, finish).await {
+        tracing::error!("{e}");
+        restore_bridges(&nm, &before, s).await;
+        return Err(e.into());
+    }
+    Ok(Some(Outcome::DeclarativeApplied))
+}
+
+/// This tool's active profiles, in the order they are activated: bridges, then ports' uplinks,
+/// then the bridges' interfaces (which carry the IP). OVS ports come up with their bridge.
+async fn active_bridge_profiles(nm: &Nm) -> Result<Vec<(OwnedObjectPath, String)>, ApplyError> {
+    let active = nm.active_uuids().await?;
+    let rank = |id: &str| match id {
+        _ if id == BR_EX.bridge || id == BR_EX1.bridge => 0,
+        _ if id == BR_EX.interface_profile() || id == BR_EX1.interface_profile() => 2,
+        _ => 1,
+    };
+    let mut out: Vec<(OwnedObjectPath, String)> = nm
+        .profiles()
+        .await?
+        .into_iter()
+        .map(|x| (x.id(), x.uuid(), x.path))
+        .filter(|(id, uuid, _)| {
+            let port = [BR_EX, BR_EX1]
+                .iter()
+                .any(|b| *id == b.uplink_port_profile() || *id == b.interface_port_profile());
+            is_ours(id) && !port && active.contains(uuid)
+        })
+        .map(|(id, _, path)| (path, id))
+        .collect();
+    out.sort_by_key(|(_, id)| rank(id));
+    Ok(out)
+}
+
+/// After a rollback: NetworkManager (1.42) restores the profiles but re-activates an OVS stack's
+/// pieces at once, and the interface that carries the IP can fail on its still-activating port.
+/// Activates again, in order, whatever of the previous bridge is not active once it settled.
+async fn restore_bridges(nm: &Nm, before: &[(OwnedObjectPath, String)], s: &Settings) {
+    if before.is_empty() {
+        return;
+    }
+    settle(nm, s.activation_timeout).await;
+    let active = match nm.active_connections().await {
+        Ok(a) => a,
+        Err(e) => return tracing::error!("cannot check the restored bridge: {e}"),
+    };
+    let profiles = nm.profiles().await.unwrap_or_default();
+    for (path, id) in before {
+        let Some(uuid) = profiles.iter().find(|x| x.path == *path).map(|x| x.uuid()) else {
+            continue;
+        };
+        if active
+            .iter()
+            .any(|a| a.uuid == uuid && a.state == ActiveState::Activated)
+        {
+            continue;
+        }
+        tracing::info!("re-activating {id}, part of the bridge the node had");
+        if let Err(e) = activate(nm, path, &uuid, id, s).await {
+            tracing::error!("{e}");
+        }
+    }
+}
+
+/// After nmstate applied the file (inside its checkpoint): the automatic mode's profiles nmstate
+/// did not take over (inactive now), br-ex1 and its profiles unless the file defines it, and the
+/// SDN era's br0. The extra bridge's NIC gets its original profile back.
+async fn remove_leftovers(nm: &Nm, s: &Settings, keep_br_ex1: bool) -> Result<(), ApplyError> {
+    let active = nm.active_uuids().await?;
+    let br_ex1_ids = BR_EX1.profile_ids();
+    let mut uplinks = Vec::new();
+    for x in nm.profiles().await? {
+        let id = x.id();
+        let of_br_ex1 = br_ex1_ids.contains(&id);
+        let idle = !active.contains(&x.uuid());
+        if !is_ours(&id) || !(idle || of_br_ex1 && !keep_br_ex1) {
+            continue;
+        }
+        if id == BR_EX1.uplink_profile() {
+            uplinks.extend(x.interface());
+        }
+        tracing::info!("removing {id}: the NMState file owns br-ex now");
+        nm.delete(&x.path).await?;
+    }
+    if !keep_br_ex1 {
+        ovsdb::delete_bridge(BR_EX1.bridge)?;
+    }
+    ovsdb::delete_bridge("br0")?;
+    reconnect(nm, &uplinks, s.activation_timeout).await;
+    Ok(())
+}
+
+/// br-ex exists and carries the node IP (the install's seeds make br-ex mandatory in these
+/// files); otherwise the file cannot be what the node runs on.
+async fn check_br_ex(s: &Settings) -> Result<(), String> {
+    let mut reader = NetlinkReader::connect().map_err(|e| e.to_string())?;
+    let snap = reader.snapshot().await.map_err(|e| e.to_string())?;
+    let Some(idx) = snap
+        .links
+        .iter()
+        .find(|l| l.name == BR_EX.bridge)
+        .map(|l| l.index)
+    else {
+        return Err(format!(
+            "it does not create {} (an ovs-bridge with an ovs-interface of that name)",
+            BR_EX.bridge
+        ));
+    };
+    let node_ip = read_ip_file(&s.node_ip_files().primary_ip()).ok().flatten();
+    let on_br_ex = |ip: &IpAddr| {
+        snap.addresses
+            .iter()
+            .any(|a| a.ip == *ip && a.ifindex == idx)
+    };
+    match node_ip {
+        Some(ip) if !on_br_ex(&ip) => Err(format!(
+            "{} does not carry the node IP {ip} (from {})",
+            BR_EX.bridge,
+            s.node_ip_files().primary_ip().display()
+        )),
+        None if !snap.addresses.iter().any(|a| {
+            a.ifindex == idx && !a.ip.is_loopback() && !selection::net::is_link_local_unicast(a.ip)
+        }) =>
+        {
+            Err(format!("{} has no address", BR_EX.bridge))
+        }
+        _ => Ok(()),
+    }
 }

@@ -13,6 +13,7 @@ pub mod ovsdb;
 pub mod plan;
 pub mod profile;
 pub mod settings;
+pub mod troubleshoot;
 
 use std::path::Path;
 use std::process::ExitCode;

@@ -37,6 +37,16 @@ impl Totals {
 }
 
 pub fn run() -> anyhow::Result<()> {
+    // What earlier runs left on this machine (an interrupted run, say) is not this run's leak:
+    // it is named once so nobody mistakes it for a clean host, and the check below counts only
+    // what appears during the suite.
+    let leaks_before = integration::leaks::find();
+    if !leaks_before.is_empty() {
+        eprintln!(
+            "warning: left by an earlier run, before this suite started (not counted):\n  {}",
+            leaks_before.join("\n  ")
+        );
+    }
     let markers_before = integration::leaks::host_markers();
     let netns_dirs_before = integration::leaks::existing_netns_dirs();
     let mut child = cargo()
@@ -64,7 +74,10 @@ pub fn run() -> anyhow::Result<()> {
     }
     // After the whole suite: nothing of the harness may remain, and the host may not have
     // gained any of the paths the components leave when misused.
-    let mut leaks = integration::leaks::find();
+    let mut leaks: Vec<String> = integration::leaks::find()
+        .into_iter()
+        .filter(|l| !leaks_before.contains(l))
+        .collect();
     leaks.extend(
         integration::leaks::host_markers()
             .into_iter()

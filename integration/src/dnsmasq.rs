@@ -19,6 +19,18 @@ pub struct Dhcp {
     pub reply_delay_secs: u32,
 }
 
+/// Stateful DHCPv6 (no router advertisements) on the DHCPv4 interface, handing out host names:
+/// the reply carries the FQDN `<name>.<domain>` (option 39), as a bare-metal provisioning network
+/// does.
+#[derive(Clone, Debug)]
+pub struct Dhcp6 {
+    /// First and last address of the pool (a /64).
+    pub range: (String, String),
+    pub domain: String,
+    /// Fixed leases: (MAC, IPv6 address, host name). dnsmasq finds the MAC in a DUID-LL(T).
+    pub hosts: Vec<(String, String, String)>,
+}
+
 /// What one dnsmasq instance serves.
 #[derive(Clone, Debug, Default)]
 pub struct DnsmasqConfig {
@@ -30,6 +42,8 @@ pub struct DnsmasqConfig {
     /// (name, address) records.
     pub records: Vec<(String, String)>,
     pub dhcp: Option<Dhcp>,
+    /// Needs `dhcp` (it serves the same interface).
+    pub dhcp6: Option<Dhcp6>,
 }
 
 /// A running dnsmasq; stopped on drop.
@@ -90,6 +104,13 @@ impl Dnsmasq {
             }
             for (mac, ip) in &d.hosts {
                 cmd.arg(format!("--dhcp-host={mac},{ip}"));
+            }
+        }
+        if let Some(d6) = &cfg.dhcp6 {
+            cmd.arg(format!("--dhcp-range={},{},64,1h", d6.range.0, d6.range.1))
+                .arg(format!("--domain={}", d6.domain));
+            for (mac, ip, name) in &d6.hosts {
+                cmd.arg(format!("--dhcp-host={mac},[{ip}],{name}"));
             }
         }
         let daemon = Daemon::spawn("dnsmasq", &mut cmd, &dir.join("dnsmasq.stderr"))?;

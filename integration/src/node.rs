@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::dbus::DbusBus;
-use crate::dnsmasq::{Dhcp, Dnsmasq, DnsmasqConfig};
+use crate::dnsmasq::{Dhcp, Dhcp6, Dnsmasq, DnsmasqConfig};
 use crate::netns::{Netns, scratch_dir};
 use crate::network_manager::NetworkManager;
 use crate::ovs::Ovs;
@@ -113,6 +113,7 @@ impl Upstream {
                     .collect(),
                 reply_delay_secs: 0,
             }),
+            dhcp6: None,
         };
         let dnsmasq = Dnsmasq::start(&ns, &dir.path().join("dnsmasq"), &cfg)?;
         Ok(Upstream {
@@ -152,6 +153,25 @@ impl Upstream {
         if let Some(d) = self.cfg.dhcp.as_mut() {
             d.reply_delay_secs = secs;
         }
+        self.restart_dnsmasq()
+    }
+
+    /// Serves DHCPv6 as well: node `i` (of `names`) gets [`node_address6`] and the FQDN
+    /// `<name>.<ZONE>`.
+    pub fn serve_dhcp6(&mut self, names: &[(u8, &str)]) -> Result<(), String> {
+        self.cfg.dhcp6 = Some(Dhcp6 {
+            range: ("2001:db8:1::100".into(), "2001:db8:1::150".into()),
+            domain: ZONE.into(),
+            hosts: names
+                .iter()
+                .map(|&(i, name)| (node_mac(i), node_address6(i), name.to_owned()))
+                .collect(),
+        });
+        self.restart_dnsmasq()
+    }
+
+    /// A new dnsmasq with the current configuration, on the same files.
+    fn restart_dnsmasq(&mut self) -> Result<(), String> {
         let dir = self.dir.path().join("dnsmasq");
         // One server at a time on the port: the old one stops before the new one binds.
         self.dnsmasq.stop();

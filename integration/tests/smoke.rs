@@ -398,6 +398,7 @@ fn dnsmasq_answers_through_glibc_with_a_namespace_resolv_conf() {
             zone: Some("hx.test".into()),
             records: vec![("api.hx.test".into(), answer.into())],
             dhcp: None,
+            dhcp6: None,
         };
         Dnsmasq::start(&server, &dir.path().join(sub), &cfg).unwrap()
     };

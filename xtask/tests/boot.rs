@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use integration::keepalived::PASSING_SCRIPTS;
 use integration::network_manager::CONF_D;
-use integration::node::{NMSTATE_BR_EX, PREFIX_LEN, ROUTER, Upstream, ZONE, node_address};
+use integration::node::{
+    NMSTATE_BR_EX, PREFIX_LEN, ROUTER, Upstream, ZONE, node_address, node_address6,
+};
 use integration::nspawn::{Boot, BootResult};
 use integration::ovs::Ovs;
 use integration::{Netns, nm_ovs_build, require_root, scratch_dir};
@@ -108,6 +110,8 @@ ping -c1 -W2 198.51.100.1 > /harness-out/ping 2>&1 && echo ok >> /harness-out/pi
 stat -c '%a %U %n' /etc/keepalived/chk_*.sh > /harness-out/check-scripts 2>&1
 sysctl -n net.ipv4.conf.ens3.forwarding net.ipv6.conf.ens3.forwarding > /harness-out/forwarding 2>&1
 systemctl status --no-pager keepalived.service > /harness-out/keepalived-status 2>&1
+hostnamectl --static > /harness-out/static-hostname 2>&1
+hostname > /harness-out/hostname
 "#;
 
 /// One node: upstream network, namespace with uplink `ens3`, OVS, and the staged install.
@@ -207,6 +211,12 @@ impl NodeBoot {
         for (name, text) in CONF_D {
             fs::write(nm.join("conf.d").join(name), text).unwrap();
         }
+        self.uplink_profile("method=disabled\n");
+    }
+
+    /// (Re)writes the node's original uplink profile `ens3`: static IPv4, and `ipv6` as the
+    /// body of its `[ipv6]` section.
+    fn uplink_profile(&self, ipv6: &str) {
         let conns = self.path("system-connections");
         fs::create_dir_all(&conns).unwrap();
         let keyfile = conns.join("ens3.nmconnection");
@@ -216,7 +226,7 @@ impl NodeBoot {
                 "[connection]\nid=ens3\nuuid=5fb06bd0-0bb0-7ffb-45f1-d6edd65f3e03\ntype=ethernet\n\
                  interface-name=ens3\nautoconnect=true\n[ethernet]\n[ipv4]\nmethod=manual\n\
                  address1={}/{PREFIX_LEN},{ROUTER}\ndns={ROUTER};\ndns-search={ZONE};\n\
-                 [ipv6]\nmethod=disabled\n",
+                 [ipv6]\n{ipv6}",
                 node_address(1)
             ),
         )
@@ -288,6 +298,12 @@ impl NodeBoot {
                 self.path("nmstate")
                     .exists()
                     .then(|| (p("nmstate"), "/etc/nmstate".into())),
+            )
+            // A static host name, when the test gives the node one.
+            .chain(
+                self.path("hostname")
+                    .exists()
+                    .then(|| (p("hostname"), "/etc/hostname".into())),
             )
             .collect(),
             netns: Some(&self.ns),
@@ -362,6 +378,8 @@ fn context(r: &BootResult) -> String {
                 "systemd[1]",
                 "kubelet",
                 "nmstate",
+                "hostnamed",
+                "polkit",
             ]
             .iter()
             .any(|k| l.contains(k)))
@@ -1022,5 +1040,63 @@ i=0; until ip -br addr show br-ex | grep -q ' 198.51.100.5/' || [ $i -ge 60 ]; d
     assert!(
         holds_vip(&r),
         "the restarted keepalived holds the VIP\n{ctx}"
+    );
+}
+
+/// Upstream's dispatcher script named a node that has no static host name after the FQDN its
+/// DHCPv6 server gave (static and transient); a node with a static name keeps it. dnsmasq hands
+/// out `master-1.<zone>` by the uplink's MAC (DUID-LL, as MCO's NetworkManager defaults ask).
+#[test]
+fn a_dhcpv6_fqdn_names_only_a_node_without_a_static_name() {
+    if !require_root("a_dhcpv6_fqdn_names_only_a_node_without_a_static_name") {
+        return;
+    }
+    let mut node = NodeBoot::new();
+    node.up.serve_dhcp6(&[(1, "master-1")]).unwrap();
+    node.uplink_profile("method=dhcp\ndhcp-duid=ll\n");
+    let fqdn = format!("master-1.{ZONE}");
+    let leased = format!(
+        "ip -6 addr | grep -q {} && systemctl is-active -q kubelet.service",
+        node_address6(1)
+    );
+
+    // No /etc/hostname: the lease names the node.
+    let r = node.boot(&format!(
+        "{leased} && [ \"$(hostnamectl --static)\" = {fqdn} ]"
+    ));
+    let ctx = context(&r);
+    assert!(
+        r.file("addr").contains(&node_address6(1)),
+        "no DHCPv6 lease\n{ctx}"
+    );
+    assert_eq!(r.file("static-hostname").trim(), fqdn, "{ctx}");
+    assert_eq!(r.file("hostname").trim(), fqdn, "{ctx}");
+    assert!(
+        r.journal
+            .contains(&format!("host name set to {fqdn} (static and transient)")),
+        "{ctx}"
+    );
+
+    // A static name: the same lease changes nothing, and the daemon says why.
+    fs::write(node.path("hostname"), "myhost\n").unwrap();
+    let r = node.boot(&format!(
+        "{leased} && journalctl -b -u resolv-prepender | grep -q 'the host name stays' && sleep 1"
+    ));
+    let ctx = context(&r);
+    assert!(
+        r.file("addr").contains(&node_address6(1)),
+        "no DHCPv6 lease\n{ctx}"
+    );
+    assert!(
+        r.journal.contains(&format!(
+            "DHCPv6 gave the FQDN \"{fqdn}\"; the host name stays (static name \"myhost\")"
+        )),
+        "{ctx}"
+    );
+    assert_eq!(r.file("static-hostname").trim(), "myhost", "{ctx}");
+    assert_eq!(r.file("hostname").trim(), "myhost", "{ctx}");
+    assert_eq!(
+        fs::read_to_string(node.path("hostname")).unwrap(),
+        "myhost\n"
     );
 }

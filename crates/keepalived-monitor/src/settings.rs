@@ -212,7 +212,10 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
             )));
         }
     }
-    if api_vips.is_empty() && ingress_vips.is_empty() {
+    // With the user's load balancer keepalived has nothing to do (the daemon exits at start), so
+    // a node with no VIP at all (vSphere UPI, where MCO's templates find none) is valid.
+    let user_managed_lb = cfg.user_managed_lb.unwrap_or(false);
+    if !user_managed_lb && api_vips.is_empty() && ingress_vips.is_empty() {
         return Err(UsageError(
             "no API or ingress VIP configured (api-vips, ingress-vips)".into(),
         ));
@@ -288,7 +291,7 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
         keepalived_run_dir: cfg
             .keepalived_run_dir
             .unwrap_or_else(|| "/run/keepalived".into()),
-        user_managed_lb: cfg.user_managed_lb.unwrap_or(false),
+        user_managed_lb,
         scripts,
     })
 }
@@ -415,6 +418,9 @@ mod tests {
         );
         let e = resolve_with("cluster-name = \"x\"\n", &[]).unwrap_err();
         assert!(e.contains("no API or ingress VIP"), "{e}");
+        // Unless keepalived is not used at all.
+        let s = resolve_with("cluster-name = \"x\"\nuser-managed-lb = true\n", &[]).unwrap();
+        assert!(s.user_managed_lb && s.api_vips.is_empty());
         let e = resolve_with(
             &format!("{BASE}role = \"bootstrap\"\nreload = \"pidfile\"\n"),
             &[],

@@ -1,12 +1,13 @@
 //! The D-Bus calls: NetworkManager's `Reload(dns-rc)` and search domains, and systemd's
 //! `TryRestartUnit` for systemd-resolved. Each call connects on demand: the daemon holds no
 //! connection (and no wake-ups) while idle, and a missing bus or service is an error the caller
-//! logs, never a reason to stop.
+//! logs, never a reason to stop. Also the proxies the NetworkManager follower
+//! ([`crate::follow`]) reads devices, DHCPv6 options and the host name through.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use zbus::zvariant::OwnedValue;
+use zbus::zvariant::{OwnedObjectPath, OwnedValue};
 use zbus::{Connection, proxy};
 
 /// `NM_MANAGER_RELOAD_FLAG_DNS_RC`: what `nmcli general reload dns-rc` asks for (NM re-reads
@@ -21,8 +22,57 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(5);
     default_service = "org.freedesktop.NetworkManager",
     default_path = "/org/freedesktop/NetworkManager"
 )]
-trait NetworkManager {
+pub trait NetworkManager {
     fn reload(&self, flags: u32) -> zbus::Result<()>;
+    fn get_devices(&self) -> zbus::Result<Vec<OwnedObjectPath>>;
+    fn get_device_by_ip_iface(&self, iface: &str) -> zbus::Result<OwnedObjectPath>;
+}
+
+#[proxy(
+    interface = "org.freedesktop.NetworkManager.Device",
+    default_service = "org.freedesktop.NetworkManager"
+)]
+pub trait Device {
+    #[zbus(property)]
+    fn state(&self) -> zbus::Result<u32>;
+    /// "/" while the device has no DHCPv6 lease.
+    #[zbus(property, name = "Dhcp6Config")]
+    fn dhcp6_config(&self) -> zbus::Result<OwnedObjectPath>;
+}
+
+#[proxy(
+    interface = "org.freedesktop.NetworkManager.DHCP6Config",
+    default_service = "org.freedesktop.NetworkManager"
+)]
+pub trait Dhcp6Config {
+    /// The lease's options by NetworkManager's names (`fqdn_fqdn`, ...), string values.
+    #[zbus(property)]
+    fn options(&self) -> zbus::Result<HashMap<String, OwnedValue>>;
+}
+
+#[proxy(
+    interface = "org.freedesktop.hostname1",
+    default_service = "org.freedesktop.hostname1",
+    default_path = "/org/freedesktop/hostname1"
+)]
+pub trait Hostnamed {
+    #[zbus(property)]
+    fn static_hostname(&self) -> zbus::Result<String>;
+    fn set_static_hostname(&self, name: &str, interactive: bool) -> zbus::Result<()>;
+    fn set_hostname(&self, name: &str, interactive: bool) -> zbus::Result<()>;
+}
+
+/// A proxy at `path` that reads properties afresh on every call (the follower wants the
+/// current state, not a cache kept up to date by signals it does not hold).
+pub async fn uncached<'a, P>(conn: &Connection, path: OwnedObjectPath) -> zbus::Result<P>
+where
+    P: From<zbus::Proxy<'a>> + zbus::proxy::Defaults,
+{
+    zbus::proxy::Builder::<P>::new(conn)
+        .path(path)?
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await
 }
 
 #[proxy(
@@ -53,7 +103,8 @@ trait SystemdManager {
 #[error("{0}")]
 pub struct BusError(String);
 
-async fn timed<T>(what: &str, f: impl Future<Output = zbus::Result<T>>) -> Result<T, BusError> {
+/// `f`, or an error naming `what` when it fails or does not answer within [`CALL_TIMEOUT`].
+pub async fn timed<T>(what: &str, f: impl Future<Output = zbus::Result<T>>) -> Result<T, BusError> {
     match tokio::time::timeout(CALL_TIMEOUT, f).await {
         Ok(r) => r.map_err(|e| BusError(format!("{what}: {e}"))),
         Err(_) => Err(BusError(format!(

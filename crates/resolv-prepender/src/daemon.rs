@@ -6,7 +6,7 @@ use std::time::Duration;
 use selection::service::{DirWatcher, Wake, notify_systemd};
 use tokio::time::Instant;
 
-use crate::brex;
+use crate::follow;
 use crate::pass::{self, Outcome};
 use crate::settings::Settings;
 
@@ -90,7 +90,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let (mut watcher, mut rx) = DirWatcher::new(files)?;
     // Watch first, then read: nothing changed in between is missed.
     watcher.rewatch(watched.mounted_output());
-    brex::spawn(settings.br_ex_up_flag.clone());
+    follow::spawn(settings.br_ex_up_flag.clone());
     let first = one_pass(&settings).await;
     notify_systemd(&[
         sd_notify::NotifyState::Ready,

@@ -4,12 +4,15 @@
 //!
 //! Layers: [`settings`]; the pure core [`resolvconf`] and [`resolved`]; the effects in
 //! [`pass`] (files, D-Bus via [`bus`]) and [`daemon`] (inotify event loop, sd_notify); and the
-//! dispatcher script's other duty, the br-ex-up flag ([`brex`]).
+//! dispatcher script's other duties, followed from NetworkManager's signals ([`follow`]): the
+//! br-ex-up flag ([`brex`]) and the DHCPv6 host name ([`hostname`]).
 
 pub mod brex;
 pub mod bus;
 pub mod cli;
 pub mod daemon;
+pub mod follow;
+pub mod hostname;
 pub mod pass;
 pub mod resolvconf;
 pub mod resolved;

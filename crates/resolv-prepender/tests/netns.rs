@@ -70,6 +70,7 @@ fn daemon_on_a_real_node_prepends_the_node_dns_and_follows_changes() {
         zone: Some(ZONE.into()),
         records: vec![(api(), NODE_API.into())],
         dhcp: None,
+        dhcp6: None,
     };
     let _coredns = Dnsmasq::start(&node.ns, &node.dir().join("coredns"), &node_dns).unwrap();
 

@@ -319,6 +319,7 @@ impl ClusterNode {
                 (format!("api-int.{ZONE}"), API_VIP.into()),
             ],
             dhcp: None,
+            dhcp6: None,
         };
         self.coredns = Some(Dnsmasq::start(&self.node.ns, &self.path("coredns"), &cfg)?);
         Ok(())

@@ -21,6 +21,8 @@ const PACKAGES: &[&str] = &[
     "dnsmasq-base",
     "systemd-container",
     "ethtool",
+    // RHCOS has it: systemd-hostnamed authorises resolv-prepender (root, no capability) through it
+    "polkitd",
 ];
 
 /// What the NetworkManager build needs on top.

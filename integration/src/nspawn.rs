@@ -16,7 +16,7 @@ pub type UnitProperties = BTreeMap<String, BTreeMap<String, String>>;
 const PROPERTIES: &str = "Id,ActiveState,SubState,Result,ExecMainStatus,StatusText,\
     ExecMainStartTimestampMonotonic,ExecMainExitTimestampMonotonic,\
     ActiveEnterTimestampMonotonic,InactiveExitTimestampMonotonic,InactiveEnterTimestampMonotonic,\
-    NRestarts";
+    NRestarts,LoadState,UnitFileState";
 
 /// A boot to run: unit files (name, content), extra read-only binds, and optionally a test
 /// namespace the container joins instead of a private network.
@@ -42,6 +42,9 @@ pub struct Boot<'a> {
     /// A tree laid read-only over the host's `/usr` in the container, as installed packages
     /// would be (overlayfs; nothing reaches the host's `/usr`).
     pub usr_overlay: Option<&'a Path>,
+    /// A writable `/usr` in the container: the host's (and `usr_overlay`) below, this directory
+    /// on top receiving every write (a package manager run inside the boot).
+    pub usr_upper: Option<&'a Path>,
 }
 
 /// What a boot left: each reported unit's properties, the journal, and the collector's files.
@@ -144,8 +147,14 @@ impl Boot<'_> {
                 }
             }
         }
-        if let Some(usr) = self.usr_overlay {
-            binds.push(format!("--overlay-ro=/usr:{}:/usr", usr.display()));
+        match (self.usr_overlay, self.usr_upper) {
+            (Some(usr), None) => binds.push(format!("--overlay-ro=/usr:{}:/usr", usr.display())),
+            (lower, Some(upper)) => binds.push(format!(
+                "--overlay=/usr:{}{}:/usr",
+                lower.map_or(String::new(), |l| format!("{}:", l.display())),
+                upper.display()
+            )),
+            (None, None) => {}
         }
         for (host, guest) in &self.binds_ro {
             binds.push(format!("--bind-ro={host}:{guest}"));

@@ -97,6 +97,7 @@ pub fn run(dest: &Path, bin_dir: Option<&Path>) -> anyhow::Result<()> {
     }
     install_tree("system", dest, "usr/lib/systemd/system")?;
     install_tree("tmpfiles.d", dest, "usr/lib/tmpfiles.d")?;
+    install_tree("system-preset", dest, "usr/lib/systemd/system-preset")?;
     install_tree("default", dest, "etc/default")?;
     println!("install tree in {}", dest.display());
     Ok(())

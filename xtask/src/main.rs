@@ -41,7 +41,14 @@ enum Cmd {
     },
     /// The source RPM and one binary RPM per daemon, from the committed tree (offline, vendored
     /// crates, reproducible).
-    Rpm,
+    Rpm {
+        /// Where the RPMs go.
+        #[arg(long, value_name = "DIR", default_value = "target/rpm")]
+        out: std::path::PathBuf,
+        /// The package release (an upgrade is the same version with a higher release).
+        #[arg(long, default_value_t = 1)]
+        release: u32,
+    },
     /// Licenses of every dependency, grouped (the RPMs' LICENSE.dependencies).
     Licenses,
     /// Boot three on-prem nodes' networking (the daemons in unit order) and show the result:
@@ -94,7 +101,7 @@ fn main() -> anyhow::Result<()> {
             test::run()
         }
         Cmd::Dist { destdir, bin_dir } => dist::run(&destdir, bin_dir.as_deref()),
-        Cmd::Rpm => rpm::build(),
+        Cmd::Rpm { out, release } => rpm::build(&out, release),
         Cmd::Licenses => licenses::run(),
         Cmd::Demo { keep } => {
             deps::install()?;

@@ -24,7 +24,9 @@ fn stdout(cmd: &mut Command) -> anyhow::Result<String> {
     Ok(String::from_utf8(o.stdout)?.trim().to_owned())
 }
 
-pub fn build() -> anyhow::Result<()> {
+/// Builds the RPMs of release `release` into `out` (relative to the workspace root), replacing
+/// what was there.
+pub fn build(out: &Path, release: u32) -> anyhow::Result<()> {
     apt::ensure(&["rpm"])?;
     let version = env!("CARGO_PKG_VERSION");
     let top = Path::new(TOPDIR);
@@ -70,8 +72,9 @@ pub fn build() -> anyhow::Result<()> {
         .args(["-ba", "--nodeps", "--quiet", "--define"])
         .arg(format!("_topdir {}", top.display()))
         .args(["--define", &format!("version {version}")])
+        .args(["--define", &format!("onprem_release {release}")])
         .arg(&spec))?;
-    let out = root().join("target/rpm");
+    let out = root().join(out);
     if out.exists() {
         fs::remove_dir_all(&out)?;
     }

@@ -5,388 +5,16 @@
 //! timestamps, the results from the node's files and links.
 
 use std::fs;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use integration::keepalived::PASSING_SCRIPTS;
-use integration::network_manager::CONF_D;
-use integration::node::{
-    NMSTATE_BR_EX, PREFIX_LEN, ROUTER, Upstream, ZONE, node_address, node_address6,
-};
-use integration::nspawn::{Boot, BootResult};
-use integration::ovs::Ovs;
-use integration::{Netns, nm_ovs_build, require_root, scratch_dir};
+use integration::node::{NMSTATE_BR_EX, ROUTER, ZONE, node_address, node_address6};
+use integration::require_root;
 
 mod common;
-use common::{run, workspace_binaries};
-
-const SERVICES: [&str; 5] = [
-    "nodeip-configuration.service",
-    "nmstate-configuration.service",
-    "ovs-configuration.service",
-    "resolv-prepender.service",
-    "keepalived-monitor.service",
-];
-
-/// The host's Open vSwitch units, masked in the container: `openvswitch.service` stands in.
-const DEBIAN_OVS_UNITS: [&str; 4] = [
-    "ovsdb-server.service",
-    "ovs-vswitchd.service",
-    "openvswitch-switch.service",
-    "ovs-record-hostname.service",
-];
-
-const API_VIP: &str = "198.51.100.5";
-const INGRESS_VIP: &str = "198.51.100.4";
-
-/// Units reported in every boot.
-const REPORT: &str = "systemd-tmpfiles-setup.service NetworkManager.service \
-    NetworkManager-wait-online.service openvswitch.service nodeip-configuration.service \
-    nmstate-configuration.service network-online.target \
-    ovs-configuration.service kubelet-dependencies.target kubelet.service \
-    resolv-prepender.service keepalived-monitor.service keepalived.service \
-    wait-for-br-ex-up.service node-valid-hostname.service";
-
-/// NetworkManager as MCO configures it on on-prem nodes (`rc-manager=unmanaged`: NM writes
-/// /run/NetworkManager/resolv.conf, resolv-prepender owns /etc/resolv.conf), with the
-/// harness's keyfile-only, no-polkit basics.
-const NM_CONF: &str = "[main]\nplugins=keyfile\nauth-polkit=false\ndhcp=internal\n\
-    rc-manager=unmanaged\nno-auto-default=*\nhostname-mode=none\nsystemd-resolved=false\n\
-    [logging]\nlevel=INFO\n";
-
-/// Stand-ins for what RHCOS and OpenShift provide around our units.
-fn stand_ins() -> Vec<(String, String)> {
-    let nm = nm_ovs_build::current();
-    vec![
-        (
-            "NetworkManager.service".into(),
-            format!(
-                "[Unit]\nDescription=NetworkManager with OVS (the harness build)\n\
-                 Requires=dbus.socket\nAfter=dbus.socket\nBefore=network.target\n\
-                 [Service]\nType=dbus\nBusName=org.freedesktop.NetworkManager\n\
-                 Environment=HARNESS_NM_OVS_DEFAULT_DATAPATH_TYPE=netdev HARNESS_NM_OVS_NETDEV_HWADDR=1\n\
-                 StateDirectory=NetworkManager\n\
-                 ExecStart={}/sbin/NetworkManager --no-daemon --config=/harness/nm/NetworkManager.conf \
-                 --config-dir=/harness/nm/conf.d --system-config-dir=/harness/nm/sys.d\n",
-                nm.display()
-            ),
-        ),
-        (
-            "openvswitch.service".into(),
-            "[Unit]\nDescription=Open vSwitch (stand-in: ovsdb-server and ovs-vswitchd run in the node namespace)\n\
-             [Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/usr/bin/ovs-vsctl --timeout=10 show\n"
-                .into(),
-        ),
-        (
-            "kubelet-dependencies.target".into(),
-            "[Unit]\nDescription=Dependencies necessary to run kubelet (stand-in)\n".into(),
-        ),
-        // Records the node IP its environment got from 20-nodenet.conf: present only if
-        // nodeip-configuration's daemon-reload happened before kubelet started. Restarts on
-        // failure as kubelet does, which is what the resolv-prepender gate relies on.
-        (
-            "kubelet.service".into(),
-            "[Unit]\nDescription=kubelet (stand-in)\nRequires=kubelet-dependencies.target\n\
-             After=kubelet-dependencies.target\n\
-             [Service]\nType=oneshot\nRemainAfterExit=yes\nRestart=on-failure\nRestartSec=1\n\
-             ExecStart=/bin/sh -c 'echo \"$KUBELET_NODE_IP\" > /run/kubelet-node-ip'\n"
-                .into(),
-        ),
-    ]
-}
-
-/// Copies the collector makes of the node's state.
-const COLLECT: &str = r#"
-cp /run/nodeip-configuration/primary-ip /harness-out/ 2>/dev/null
-cp /etc/resolv.conf /harness-out/resolv.conf 2>/dev/null
-cp /etc/keepalived/keepalived.conf /harness-out/ 2>/dev/null
-cp /etc/systemd/system/kubelet.service.d/20-nodenet.conf /harness-out/ 2>/dev/null
-cp /run/kubelet-node-ip /harness-out/ 2>/dev/null
-test -e /run/resolv-prepender-kni-conf-done && echo yes > /harness-out/done-flag
-ip -br addr > /harness-out/addr
-ip route > /harness-out/route
-ping -c1 -W2 198.51.100.1 > /harness-out/ping 2>&1 && echo ok >> /harness-out/ping
-stat -c '%a %U %n' /etc/keepalived/chk_*.sh > /harness-out/check-scripts 2>&1
-sysctl -n net.ipv4.conf.ens3.forwarding net.ipv6.conf.ens3.forwarding > /harness-out/forwarding 2>&1
-systemctl status --no-pager keepalived.service > /harness-out/keepalived-status 2>&1
-hostnamectl --static > /harness-out/static-hostname 2>&1
-hostname > /harness-out/hostname
-"#;
-
-/// One node: upstream network, namespace with uplink `ens3`, OVS, and the staged install.
-struct NodeBoot {
-    _ovs: Ovs,
-    ns: Netns,
-    up: Upstream,
-    dir: tempfile::TempDir,
-}
-
-impl NodeBoot {
-    fn new() -> NodeBoot {
-        let dir = scratch_dir("boot").unwrap();
-        let mut up = Upstream::start(1, &[]).unwrap();
-        let ns = Netns::new("boot").unwrap();
-        up.attach(&ns, "ens3", &integration::node::node_mac(1))
-            .unwrap();
-        ns.sysctl("net.ipv4.conf.ens3.rp_filter", "1").unwrap();
-        let ovs = Ovs::start(&ns, &dir.path().join("openvswitch")).unwrap();
-        let b = NodeBoot {
-            _ovs: ovs,
-            ns,
-            up,
-            dir,
-        };
-        b.install();
-        b
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    /// `cargo xtask dist` with this build's binaries, then what MCO does on a node: enable the
-    /// units (`systemctl --root`) and template the configuration files.
-    fn install(&self) {
-        let bins = workspace_binaries();
-        let dist = self.path("dist");
-        run(Command::new(env!("CARGO_BIN_EXE_xtask"))
-            .args(["dist", "--destdir"])
-            .arg(&dist)
-            .arg("--bin-dir")
-            .arg(&bins));
-        // The staging root `systemctl --root` enables in; its etc/systemd/system becomes the
-        // container's.
-        let stage = self.path("stage");
-        let system = stage.join("etc/systemd/system");
-        fs::create_dir_all(&system).unwrap();
-        let lib = stage.join("usr/lib/systemd/system");
-        copy_dir(&dist.join("usr/lib/systemd/system"), &lib);
-        for (name, text) in stand_ins() {
-            fs::write(system.join(name), text).unwrap();
-        }
-        run(Command::new("systemctl")
-            .arg(format!("--root={}", stage.display()))
-            .arg("enable")
-            .args(SERVICES));
-        // Debian's own OVS units would start a second ovsdb-server on the shared run dir.
-        run(Command::new("systemctl")
-            .arg(format!("--root={}", stage.display()))
-            .arg("mask")
-            .args(DEBIAN_OVS_UNITS));
-        let etc = self.path("etc");
-        copy_dir(&dist.join("etc"), &etc);
-        fs::create_dir_all(self.path("keepalived")).unwrap();
-        template(
-            &etc.join("nodeip-selector/config.toml"),
-            &format!("ips = [\"{API_VIP}\", \"{INGRESS_VIP}\"]\nplatform = \"BareMetal\"\n"),
-        );
-        template(
-            &etc.join("resolv-prepender/config.toml"),
-            &format!("base-domain = \"{ZONE}\"\n"),
-        );
-        template(
-            &etc.join("keepalived-monitor/config.toml"),
-            &format!(
-                "cluster-name = \"boot\"\nrole = \"master\"\napi-vips = [\"{API_VIP}\"]\n\
-                 ingress-vips = [\"{INGRESS_VIP}\"]\npeer-source = \"file\"\ndebounce-ms = 500\n{PASSING_SCRIPTS}"
-            ),
-        );
-        // Three masters (a lone master is refused: split-brain rule); the other two are
-        // not booted, so this node's keepalived becomes master.
-        let peers: String = (1..=3)
-            .map(|i| {
-                format!(
-                    "[[node]]\nname = \"master-{i}\"\nrole = \"master\"\naddresses = [\"{}\"]\n",
-                    node_address(i)
-                )
-            })
-            .collect();
-        fs::write(etc.join("keepalived-monitor/peers.toml"), peers).unwrap();
-        // NetworkManager: its configuration, the node's original uplink profile, its bus policy.
-        let nm = self.path("nm");
-        fs::create_dir_all(nm.join("conf.d")).unwrap();
-        fs::create_dir_all(nm.join("sys.d")).unwrap();
-        fs::write(nm.join("NetworkManager.conf"), NM_CONF).unwrap();
-        for (name, text) in CONF_D {
-            fs::write(nm.join("conf.d").join(name), text).unwrap();
-        }
-        self.uplink_profile("method=disabled\n");
-    }
-
-    /// (Re)writes the node's original uplink profile `ens3`: static IPv4, and `ipv6` as the
-    /// body of its `[ipv6]` section.
-    fn uplink_profile(&self, ipv6: &str) {
-        let conns = self.path("system-connections");
-        fs::create_dir_all(&conns).unwrap();
-        let keyfile = conns.join("ens3.nmconnection");
-        fs::write(
-            &keyfile,
-            format!(
-                "[connection]\nid=ens3\nuuid=5fb06bd0-0bb0-7ffb-45f1-d6edd65f3e03\ntype=ethernet\n\
-                 interface-name=ens3\nautoconnect=true\n[ethernet]\n[ipv4]\nmethod=manual\n\
-                 address1={}/{PREFIX_LEN},{ROUTER}\ndns={ROUTER};\ndns-search={ZONE};\n\
-                 [ipv6]\n{ipv6}",
-                node_address(1)
-            ),
-        )
-        .unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(&keyfile, fs::Permissions::from_mode(0o600)).unwrap();
-    }
-
-    /// Writes the user's NMState file (`/etc/nmstate/openshift/cluster.yml`).
-    fn nmstate(&self, text: &str) {
-        let d = self.path("nmstate/openshift");
-        fs::create_dir_all(&d).unwrap();
-        fs::write(d.join("cluster.yml"), text).unwrap();
-    }
-
-    /// Boots harness.target (kubelet and multi-user.target), waits in the collector until
-    /// `ready` (a shell condition) holds or 90 s passed, then collects.
-    fn boot(&self, ready: &str) -> BootResult {
-        self.boot_with(
-            &format!("i=0; until {{ {ready}; }} || [ $i -ge 180 ]; do sleep 0.5; i=$((i+1)); done"),
-            Duration::from_secs(120),
-        )
-    }
-
-    /// Boots harness.target, runs `script` in the collector (within `timeout` for the whole
-    /// boot), then collects.
-    fn boot_with(&self, script: &str, timeout: Duration) -> BootResult {
-        let p = |rel: &str| self.path(rel).display().to_string();
-        let nm_prefix = nm_ovs_build::CACHE_ROOT;
-        let mut binds_ro = vec![
-            (p("nm"), "/harness/nm".into()),
-            (nm_prefix.into(), nm_prefix.into()),
-            (
-                nm_ovs_build::current()
-                    .join("share/dbus-1/system.d/org.freedesktop.NetworkManager.conf")
-                    .display()
-                    .to_string(),
-                "/etc/dbus-1/system.d/org.freedesktop.NetworkManager.conf".into(),
-            ),
-            (
-                p("etc/default/nodeip-configuration"),
-                "/etc/default/nodeip-configuration".into(),
-            ),
-        ];
-        for daemon in [
-            "nodeip-selector",
-            "ovs-bridge-configurator",
-            "resolv-prepender",
-            "keepalived-monitor",
-        ] {
-            binds_ro.push((p(&format!("etc/{daemon}")), format!("/etc/{daemon}")));
-        }
-
-        let system = self.path("stage/etc/systemd/system");
-        let boot = Boot {
-            binds_ro,
-            binds: vec![
-                (
-                    p("system-connections"),
-                    "/etc/NetworkManager/system-connections".into(),
-                ),
-                (p("openvswitch"), "/run/openvswitch".into()),
-                // Persistent, as on a node: a previous boot's keepalived.conf stays.
-                (p("keepalived"), "/etc/keepalived".into()),
-            ]
-            .into_iter()
-            // ovs-bridge-configurator records what it applied there.
-            .chain(
-                self.path("nmstate")
-                    .exists()
-                    .then(|| (p("nmstate"), "/etc/nmstate".into())),
-            )
-            // A static host name, when the test gives the node one.
-            .chain(
-                self.path("hostname")
-                    .exists()
-                    .then(|| (p("hostname"), "/etc/hostname".into())),
-            )
-            .collect(),
-            netns: Some(&self.ns),
-            timeout: Some(timeout),
-            wants: vec!["kubelet.service".into(), "multi-user.target".into()],
-            report: REPORT.split_whitespace().map(str::to_owned).collect(),
-            before_collect: format!("{script}\n{COLLECT}"),
-            system_dir: Some(&system),
-            usr_overlay: Some(&self.path("dist/usr")),
-            ..Boot::default()
-        };
-        boot.boot().unwrap()
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            copy_dir(&p, &to.join(p.file_name().unwrap()));
-        } else {
-            fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
-        }
-    }
-}
-
-/// Appends MCO's values to a shipped (fully commented) configuration file.
-fn template(path: &Path, values: &str) {
-    let mut text = fs::read_to_string(path).unwrap();
-    text.push_str("\n# templated by the test, as MCO would\n");
-    text.push_str(values);
-    fs::write(path, text).unwrap();
-}
-
-/// `a` finished no later than `b` started (both monotonic µs, both reached).
-fn before(r: &BootResult, a: (&str, &str), b: (&str, &str)) -> bool {
-    let (ta, tb) = (r.usec(a.0, a.1), r.usec(b.0, b.1));
-    ta > 0 && tb > 0 && ta <= tb
-}
-
-/// Whether `dev` carries `ip` with the machine network's prefix, in the collected `ip -br addr`.
-fn carries(r: &BootResult, dev: &str, ip: &str) -> bool {
-    r.file("addr")
-        .lines()
-        // `ens3@if3`: the veth's peer index follows the name.
-        .find(|l| l.split(['@', ' ']).next() == Some(dev))
-        .is_some_and(|l| l.contains(&format!(" {ip}/{PREFIX_LEN}")))
-}
-
-/// Whether the collected routes have a default route through `dev`.
-fn default_via(r: &BootResult, dev: &str) -> bool {
-    r.file("route")
-        .lines()
-        .any(|l| l.starts_with("default") && l.contains(&format!("dev {dev} ")))
-}
-
-fn context(r: &BootResult) -> String {
-    format!(
-        "{:#?}\n--- addr\n{}--- route\n{}--- journal (ours and NM)\n{}",
-        r.units,
-        r.file("addr"),
-        r.file("route"),
-        r.journal
-            .lines()
-            .filter(|l| [
-                "nodeip-configuration",
-                "ovs-configuration",
-                "resolv-prepender",
-                "keepalived",
-                "NetworkManager",
-                "systemd[1]",
-                "kubelet",
-                "nmstate",
-                "hostnamed",
-                "polkit",
-            ]
-            .iter()
-            .any(|k| l.contains(k)))
-            .collect::<Vec<_>>()
-            .join("\n")
-    )
-}
+mod node_boot;
+use common::run;
+use node_boot::*;
 
 #[test]
 fn units_boot_a_node_in_order() {
@@ -402,7 +30,7 @@ fn units_boot_a_node_in_order() {
         .unwrap();
     // MCO's wait-for-br-ex-up.service (polling every second, as upstream's script) holding a
     // stand-in node-valid-hostname.service: resolv-prepender touches the flag they wait for.
-    let system = node.path("stage/etc/systemd/system");
+    let system = node.path("root/etc/systemd/system");
     for (name, text) in [
         (
             "wait-for-br-ex-up.service",
@@ -691,7 +319,7 @@ fn a_transient_nodeip_configuration_failure_is_retried_and_the_boot_goes_on() {
     let node = NodeBoot::new();
     // A fault: a file where the CRI-O drop-in directory goes, so the first run's write fails
     // (a system error, exit 1 without retries); 4 s into the boot it is gone.
-    let system = node.path("stage/etc/systemd/system");
+    let system = node.path("root/etc/systemd/system");
     fs::write(system.join("crio.service.d"), "").unwrap();
     fs::write(
         system.join("transient-fault-clear.service"),
@@ -741,7 +369,7 @@ fn the_kubelet_gate_applies_only_where_resolv_prepender_runs() {
     // the harness's target would start a merely disabled unit.
     let node = NodeBoot::new();
     run(Command::new("systemctl")
-        .arg(format!("--root={}", node.path("stage").display()))
+        .arg(format!("--root={}", node.path("root").display()))
         .args(["mask", "resolv-prepender.service"]));
     let r = node.boot("systemctl is-active -q kubelet.service");
     let ctx = context(&r);
@@ -762,8 +390,8 @@ fn the_kubelet_gate_applies_only_where_resolv_prepender_runs() {
     // Enabled but not configured (no base domain): its own start fails, kubelet still starts.
     let node = NodeBoot::new();
     fs::copy(
-        node.path("dist/etc/resolv-prepender/config.toml"),
-        node.path("etc/resolv-prepender/config.toml"),
+        shipped_config("resolv-prepender"),
+        node.path("root/etc/resolv-prepender/config.toml"),
     )
     .unwrap();
     let r = node.boot("systemctl is-active -q kubelet.service");
@@ -904,17 +532,13 @@ fn previous_boots_keepalived_conf(node: &NodeBoot) {
 
 /// keepalived.service enabled as its package's preset would (multi-user.target wants it).
 fn enable_keepalived_package_unit(node: &NodeBoot) {
-    let wants = node.path("stage/etc/systemd/system/multi-user.target.wants");
+    let wants = node.path("root/etc/systemd/system/multi-user.target.wants");
     fs::create_dir_all(&wants).unwrap();
     std::os::unix::fs::symlink(
         "/usr/lib/systemd/system/keepalived.service",
         wants.join("keepalived.service"),
     )
     .unwrap();
-}
-
-fn holds_vip(r: &BootResult) -> bool {
-    r.file("addr").contains(&format!(" {API_VIP}/"))
 }
 
 #[test]
@@ -929,7 +553,7 @@ fn keepalived_never_starts_on_a_remote_worker_or_with_a_user_managed_lb() {
     enable_keepalived_package_unit(&node);
     // Even with this boot's `rendered` marker forged (the monitor does not run here), the
     // remote-worker condition alone keeps keepalived from starting.
-    let system = node.path("stage/etc/systemd/system");
+    let system = node.path("root/etc/systemd/system");
     fs::write(
         system.join("test-forged-marker.service"),
         "[Unit]\nDescription=test: a rendered marker keepalived-monitor did not write\n\
@@ -944,12 +568,12 @@ fn keepalived_never_starts_on_a_remote_worker_or_with_a_user_managed_lb() {
     )
     .unwrap();
     fs::copy(
-        node.path("dist/etc/nodeip-selector/config.toml"),
-        node.path("etc/nodeip-selector/config.toml"),
+        shipped_config("nodeip-selector"),
+        node.path("root/etc/nodeip-selector/config.toml"),
     )
     .unwrap();
     template(
-        &node.path("etc/nodeip-selector/config.toml"),
+        &node.path("root/etc/nodeip-selector/config.toml"),
         "ips = [\"203.0.113.5\", \"203.0.113.4\"]\nplatform = \"BareMetal\"\n",
     );
     let r = node.boot("systemctl is-active -q kubelet.service && sleep 5");
@@ -971,7 +595,7 @@ fn keepalived_never_starts_on_a_remote_worker_or_with_a_user_managed_lb() {
     previous_boots_keepalived_conf(&node);
     enable_keepalived_package_unit(&node);
     // A top-level key: before the `[scripts.*]` tables the file ends with.
-    let cfg = node.path("etc/keepalived-monitor/config.toml");
+    let cfg = node.path("root/etc/keepalived-monitor/config.toml");
     let text = fs::read_to_string(&cfg).unwrap();
     fs::write(
         &cfg,

@@ -1,0 +1,437 @@
+//! A harness node booted by real systemd: the fixture of `boot.rs` (the units as `cargo xtask
+//! dist` installs them) and `rpm.rs` (as the RPMs install them). Each test file uses part of it.
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use integration::keepalived::PASSING_SCRIPTS;
+use integration::network_manager::CONF_D;
+use integration::node::{PREFIX_LEN, ROUTER, Upstream, ZONE, node_address};
+use integration::nspawn::{Boot, BootResult};
+use integration::ovs::Ovs;
+use integration::{Netns, nm_ovs_build, scratch_dir};
+
+use crate::common::{run, workspace_binaries};
+
+pub const SERVICES: [&str; 5] = [
+    "nodeip-configuration.service",
+    "nmstate-configuration.service",
+    "ovs-configuration.service",
+    "resolv-prepender.service",
+    "keepalived-monitor.service",
+];
+
+/// The host's Open vSwitch units, masked in the container: `openvswitch.service` stands in.
+pub const DEBIAN_OVS_UNITS: [&str; 4] = [
+    "ovsdb-server.service",
+    "ovs-vswitchd.service",
+    "openvswitch-switch.service",
+    "ovs-record-hostname.service",
+];
+
+pub const API_VIP: &str = "198.51.100.5";
+pub const INGRESS_VIP: &str = "198.51.100.4";
+
+/// Units reported in every boot.
+pub const REPORT: &str = "systemd-tmpfiles-setup.service NetworkManager.service \
+    NetworkManager-wait-online.service openvswitch.service nodeip-configuration.service \
+    nmstate-configuration.service network-online.target \
+    ovs-configuration.service kubelet-dependencies.target kubelet.service \
+    resolv-prepender.service keepalived-monitor.service keepalived.service \
+    wait-for-br-ex-up.service node-valid-hostname.service";
+
+/// NetworkManager as MCO configures it on on-prem nodes (`rc-manager=unmanaged`: NM writes
+/// /run/NetworkManager/resolv.conf, resolv-prepender owns /etc/resolv.conf), with the
+/// harness's keyfile-only, no-polkit basics.
+pub const NM_CONF: &str = "[main]\nplugins=keyfile\nauth-polkit=false\ndhcp=internal\n\
+    rc-manager=unmanaged\nno-auto-default=*\nhostname-mode=none\nsystemd-resolved=false\n\
+    [logging]\nlevel=INFO\n";
+
+/// Stand-ins for what RHCOS and OpenShift provide around our units.
+pub fn stand_ins() -> Vec<(String, String)> {
+    let nm = nm_ovs_build::current();
+    vec![
+        (
+            "NetworkManager.service".into(),
+            format!(
+                "[Unit]\nDescription=NetworkManager with OVS (the harness build)\n\
+                 Requires=dbus.socket\nAfter=dbus.socket\nBefore=network.target\n\
+                 [Service]\nType=dbus\nBusName=org.freedesktop.NetworkManager\n\
+                 Environment=HARNESS_NM_OVS_DEFAULT_DATAPATH_TYPE=netdev HARNESS_NM_OVS_NETDEV_HWADDR=1\n\
+                 StateDirectory=NetworkManager\n\
+                 ExecStart={}/sbin/NetworkManager --no-daemon --config=/harness/nm/NetworkManager.conf \
+                 --config-dir=/harness/nm/conf.d --system-config-dir=/harness/nm/sys.d\n",
+                nm.display()
+            ),
+        ),
+        (
+            "openvswitch.service".into(),
+            "[Unit]\nDescription=Open vSwitch (stand-in: ovsdb-server and ovs-vswitchd run in the node namespace)\n\
+             [Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/usr/bin/ovs-vsctl --timeout=10 show\n"
+                .into(),
+        ),
+        (
+            "kubelet-dependencies.target".into(),
+            "[Unit]\nDescription=Dependencies necessary to run kubelet (stand-in)\n".into(),
+        ),
+        // Records the node IP its environment got from 20-nodenet.conf: present only if
+        // nodeip-configuration's daemon-reload happened before kubelet started. Restarts on
+        // failure as kubelet does, which is what the resolv-prepender gate relies on.
+        (
+            "kubelet.service".into(),
+            "[Unit]\nDescription=kubelet (stand-in)\nRequires=kubelet-dependencies.target\n\
+             After=kubelet-dependencies.target\n\
+             [Service]\nType=oneshot\nRemainAfterExit=yes\nRestart=on-failure\nRestartSec=1\n\
+             ExecStart=/bin/sh -c 'echo \"$KUBELET_NODE_IP\" > /run/kubelet-node-ip'\n"
+                .into(),
+        ),
+    ]
+}
+
+/// Copies the collector makes of the node's state.
+pub const COLLECT: &str = r#"
+cp /run/nodeip-configuration/primary-ip /harness-out/ 2>/dev/null
+cp /etc/resolv.conf /harness-out/resolv.conf 2>/dev/null
+cp /etc/keepalived/keepalived.conf /harness-out/ 2>/dev/null
+cp /etc/systemd/system/kubelet.service.d/20-nodenet.conf /harness-out/ 2>/dev/null
+cp /run/kubelet-node-ip /harness-out/ 2>/dev/null
+test -e /run/resolv-prepender-kni-conf-done && echo yes > /harness-out/done-flag
+ip -br addr > /harness-out/addr
+ip route > /harness-out/route
+ping -c1 -W2 198.51.100.1 > /harness-out/ping 2>&1 && echo ok >> /harness-out/ping
+stat -c '%a %U %n' /etc/keepalived/chk_*.sh > /harness-out/check-scripts 2>&1
+sysctl -n net.ipv4.conf.ens3.forwarding net.ipv6.conf.ens3.forwarding > /harness-out/forwarding 2>&1
+systemctl status --no-pager keepalived.service > /harness-out/keepalived-status 2>&1
+hostnamectl --static > /harness-out/static-hostname 2>&1
+hostname > /harness-out/hostname
+"#;
+
+/// How the daemons get onto the node.
+pub enum Install<'a> {
+    /// `cargo xtask dist` with this build's binaries, every unit enabled.
+    Dist,
+    /// These RPMs into an empty root, enabled by their presets.
+    Rpms(&'a [PathBuf]),
+}
+
+/// Upstream's nodeip-configuration on a node that layers a daemon other than nodeip-selector:
+/// the node IP files the others read.
+const NODE_IP_STAND_IN: &str = "[Unit]\nDescription=upstream's nodeip-configuration (stand-in)\n\
+    Before=resolv-prepender.service keepalived-monitor.service ovs-configuration.service \
+    kubelet-dependencies.target\n[Service]\nType=oneshot\nRemainAfterExit=yes\n\
+    ExecStart=/bin/sh -c 'mkdir -p /run/nodeip-configuration && \
+    printf 198.51.100.11 > /run/nodeip-configuration/primary-ip && \
+    printf 198.51.100.11 > /run/nodeip-configuration/ipv4'\n\
+    [Install]\nWantedBy=multi-user.target\n";
+
+/// One node: upstream network, namespace with uplink `ens3`, OVS, and the staged install.
+pub struct NodeBoot {
+    _ovs: Ovs,
+    pub ns: Netns,
+    pub up: Upstream,
+    dir: tempfile::TempDir,
+}
+
+impl NodeBoot {
+    /// A node with every unit of `cargo xtask dist`'s tree enabled, as MCO enables them.
+    pub fn new() -> NodeBoot {
+        Self::with(&Install::Dist)
+    }
+
+    /// A node whose root holds what `install` puts there.
+    pub fn with(install: &Install) -> NodeBoot {
+        let dir = scratch_dir("boot").unwrap();
+        let mut up = Upstream::start(1, &[]).unwrap();
+        let ns = Netns::new("boot").unwrap();
+        up.attach(&ns, "ens3", &integration::node::node_mac(1))
+            .unwrap();
+        ns.sysctl("net.ipv4.conf.ens3.rp_filter", "1").unwrap();
+        let ovs = Ovs::start(&ns, &dir.path().join("openvswitch")).unwrap();
+        let b = NodeBoot {
+            _ovs: ovs,
+            ns,
+            up,
+            dir,
+        };
+        b.install(install);
+        b
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// The install, then what MCO does on a node: enable the units (`systemctl --root`) and
+    /// template the configuration files of the daemons present.
+    fn install(&self, install: &Install) {
+        let root = self.path("root");
+        // The staging root `systemctl --root` enables in; its etc/systemd/system becomes the
+        // container's.
+        let system = root.join("etc/systemd/system");
+        fs::create_dir_all(&system).unwrap();
+        let systemctl = |args: &[&str]| {
+            run(Command::new("systemctl")
+                .arg(format!("--root={}", root.display()))
+                .args(args))
+        };
+        match install {
+            Install::Dist => {
+                // `cargo xtask dist` with this build's binaries; every unit enabled.
+                run(Command::new(env!("CARGO_BIN_EXE_xtask"))
+                    .args(["dist", "--destdir"])
+                    .arg(&root)
+                    .arg("--bin-dir")
+                    .arg(workspace_binaries()));
+                systemctl(&[&["enable"], &SERVICES[..]].concat());
+            }
+            Install::Rpms(rpms) => {
+                // Into an empty root with no database of the OS packages, so without dependency
+                // checks; the scriptlets' `systemctl preset` is run offline below, as a first
+                // boot would.
+                run(Command::new("rpm")
+                    .arg(format!("--root={}", root.display()))
+                    .args(["--nodeps", "--noscripts", "--nosignature", "-i"])
+                    .args(*rpms));
+                systemctl(&["preset-all"]);
+                if !root.join("usr/bin/nodeip-selector").exists() {
+                    // Upstream's nodeip-configuration (runtimecfg) still chooses the node IP.
+                    fs::write(system.join("harness-node-ip.service"), NODE_IP_STAND_IN).unwrap();
+                    systemctl(&["enable", "harness-node-ip.service"]);
+                }
+            }
+        }
+        for (name, text) in stand_ins() {
+            fs::write(system.join(name), text).unwrap();
+        }
+        // Debian's own OVS units would start a second ovsdb-server on the shared run dir.
+        systemctl(&[&["mask"], &DEBIAN_OVS_UNITS[..]].concat());
+        let etc = root.join("etc");
+        fs::create_dir_all(self.path("keepalived")).unwrap();
+        template(
+            &etc.join("nodeip-selector/config.toml"),
+            &format!("ips = [\"{API_VIP}\", \"{INGRESS_VIP}\"]\nplatform = \"BareMetal\"\n"),
+        );
+        template(
+            &etc.join("resolv-prepender/config.toml"),
+            &format!("base-domain = \"{ZONE}\"\n"),
+        );
+        template(
+            &etc.join("keepalived-monitor/config.toml"),
+            &format!(
+                "cluster-name = \"boot\"\nrole = \"master\"\napi-vips = [\"{API_VIP}\"]\n\
+                 ingress-vips = [\"{INGRESS_VIP}\"]\npeer-source = \"file\"\ndebounce-ms = 500\n{PASSING_SCRIPTS}"
+            ),
+        );
+        // Three masters (a lone master is refused: split-brain rule); the other two are
+        // not booted, so this node's keepalived becomes master.
+        let peers: String = (1..=3)
+            .map(|i| {
+                format!(
+                    "[[node]]\nname = \"master-{i}\"\nrole = \"master\"\naddresses = [\"{}\"]\n",
+                    node_address(i)
+                )
+            })
+            .collect();
+        if etc.join("keepalived-monitor").exists() {
+            fs::write(etc.join("keepalived-monitor/peers.toml"), peers).unwrap();
+        }
+        // NetworkManager: its configuration, the node's original uplink profile, its bus policy.
+        let nm = self.path("nm");
+        fs::create_dir_all(nm.join("conf.d")).unwrap();
+        fs::create_dir_all(nm.join("sys.d")).unwrap();
+        fs::write(nm.join("NetworkManager.conf"), NM_CONF).unwrap();
+        for (name, text) in CONF_D {
+            fs::write(nm.join("conf.d").join(name), text).unwrap();
+        }
+        self.uplink_profile("method=disabled\n");
+    }
+
+    /// (Re)writes the node's original uplink profile `ens3`: static IPv4, and `ipv6` as the
+    /// body of its `[ipv6]` section.
+    pub fn uplink_profile(&self, ipv6: &str) {
+        let conns = self.path("system-connections");
+        fs::create_dir_all(&conns).unwrap();
+        let keyfile = conns.join("ens3.nmconnection");
+        fs::write(
+            &keyfile,
+            format!(
+                "[connection]\nid=ens3\nuuid=5fb06bd0-0bb0-7ffb-45f1-d6edd65f3e03\ntype=ethernet\n\
+                 interface-name=ens3\nautoconnect=true\n[ethernet]\n[ipv4]\nmethod=manual\n\
+                 address1={}/{PREFIX_LEN},{ROUTER}\ndns={ROUTER};\ndns-search={ZONE};\n\
+                 [ipv6]\n{ipv6}",
+                node_address(1)
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&keyfile, fs::Permissions::from_mode(0o600)).unwrap();
+    }
+
+    /// Writes the user's NMState file (`/etc/nmstate/openshift/cluster.yml`).
+    pub fn nmstate(&self, text: &str) {
+        let d = self.path("nmstate/openshift");
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join("cluster.yml"), text).unwrap();
+    }
+
+    /// Boots harness.target (kubelet and multi-user.target), waits in the collector until
+    /// `ready` (a shell condition) holds or 90 s passed, then collects.
+    pub fn boot(&self, ready: &str) -> BootResult {
+        self.boot_with(
+            &format!("i=0; until {{ {ready}; }} || [ $i -ge 180 ]; do sleep 0.5; i=$((i+1)); done"),
+            Duration::from_secs(120),
+        )
+    }
+
+    /// Boots harness.target, runs `script` in the collector (within `timeout` for the whole
+    /// boot), then collects.
+    pub fn boot_with(&self, script: &str, timeout: Duration) -> BootResult {
+        let p = |rel: &str| self.path(rel).display().to_string();
+        let nm_prefix = nm_ovs_build::CACHE_ROOT;
+        let mut binds_ro = vec![
+            (p("nm"), "/harness/nm".into()),
+            (nm_prefix.into(), nm_prefix.into()),
+            (
+                nm_ovs_build::current()
+                    .join("share/dbus-1/system.d/org.freedesktop.NetworkManager.conf")
+                    .display()
+                    .to_string(),
+                "/etc/dbus-1/system.d/org.freedesktop.NetworkManager.conf".into(),
+            ),
+        ];
+        // What the packages installed under /etc.
+        for rel in [
+            "default/nodeip-configuration",
+            "nodeip-selector",
+            "ovs-bridge-configurator",
+            "resolv-prepender",
+            "keepalived-monitor",
+        ] {
+            if self.path(&format!("root/etc/{rel}")).exists() {
+                binds_ro.push((p(&format!("root/etc/{rel}")), format!("/etc/{rel}")));
+            }
+        }
+
+        let system = self.path("root/etc/systemd/system");
+        let boot = Boot {
+            binds_ro,
+            binds: vec![
+                (
+                    p("system-connections"),
+                    "/etc/NetworkManager/system-connections".into(),
+                ),
+                (p("openvswitch"), "/run/openvswitch".into()),
+                // Persistent, as on a node: a previous boot's keepalived.conf stays.
+                (p("keepalived"), "/etc/keepalived".into()),
+            ]
+            .into_iter()
+            // ovs-bridge-configurator records what it applied there.
+            .chain(
+                self.path("nmstate")
+                    .exists()
+                    .then(|| (p("nmstate"), "/etc/nmstate".into())),
+            )
+            // A static host name, when the test gives the node one.
+            .chain(
+                self.path("hostname")
+                    .exists()
+                    .then(|| (p("hostname"), "/etc/hostname".into())),
+            )
+            .collect(),
+            netns: Some(&self.ns),
+            timeout: Some(timeout),
+            wants: vec!["kubelet.service".into(), "multi-user.target".into()],
+            report: REPORT.split_whitespace().map(str::to_owned).collect(),
+            before_collect: format!("{script}\n{COLLECT}"),
+            system_dir: Some(&system),
+            usr_overlay: Some(&self.path("root/usr")),
+            ..Boot::default()
+        };
+        boot.boot().unwrap()
+    }
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            copy_dir(&p, &to.join(p.file_name().unwrap()));
+        } else {
+            fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+}
+
+/// Appends MCO's values to a shipped (fully commented) configuration file, if the daemon is
+/// installed.
+pub fn template(path: &Path, values: &str) {
+    let Ok(mut text) = fs::read_to_string(path) else {
+        return;
+    };
+    text.push_str("\n# templated by the test, as MCO would\n");
+    text.push_str(values);
+    fs::write(path, text).unwrap();
+}
+
+/// `a` finished no later than `b` started (both monotonic µs, both reached).
+pub fn before(r: &BootResult, a: (&str, &str), b: (&str, &str)) -> bool {
+    let (ta, tb) = (r.usec(a.0, a.1), r.usec(b.0, b.1));
+    ta > 0 && tb > 0 && ta <= tb
+}
+
+/// Whether `dev` carries `ip` with the machine network's prefix, in the collected `ip -br addr`.
+pub fn carries(r: &BootResult, dev: &str, ip: &str) -> bool {
+    r.file("addr")
+        .lines()
+        // `ens3@if3`: the veth's peer index follows the name.
+        .find(|l| l.split(['@', ' ']).next() == Some(dev))
+        .is_some_and(|l| l.contains(&format!(" {ip}/{PREFIX_LEN}")))
+}
+
+/// Whether the collected routes have a default route through `dev`.
+pub fn default_via(r: &BootResult, dev: &str) -> bool {
+    r.file("route")
+        .lines()
+        .any(|l| l.starts_with("default") && l.contains(&format!("dev {dev} ")))
+}
+
+pub fn context(r: &BootResult) -> String {
+    format!(
+        "{:#?}\n--- addr\n{}--- route\n{}--- journal (ours and NM)\n{}",
+        r.units,
+        r.file("addr"),
+        r.file("route"),
+        r.journal
+            .lines()
+            .filter(|l| [
+                "nodeip-configuration",
+                "ovs-configuration",
+                "resolv-prepender",
+                "keepalived",
+                "NetworkManager",
+                "systemd[1]",
+                "kubelet",
+                "nmstate",
+                "hostnamed",
+                "polkit",
+            ]
+            .iter()
+            .any(|k| l.contains(k)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    )
+}
+
+/// Whether the node holds the API VIP, in the collected `ip -br addr`.
+pub fn holds_vip(r: &BootResult) -> bool {
+    r.file("addr").contains(&format!(" {API_VIP}/"))
+}
+
+/// The configuration file a daemon's package ships (every key commented out).
+pub fn shipped_config(daemon: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../units/config/{daemon}.toml"))
+}

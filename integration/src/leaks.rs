@@ -56,6 +56,8 @@ pub fn host_markers() -> Vec<String> {
         "/run/systemd/systemd-units-load",
         "/run/systemd/nspawn",
         "/run/systemd/nspawn-root",
+        // `cargo xtask rpm`'s fixed rpmbuild top directory, removed after every build.
+        "/var/tmp/onprem-host-networking-rpmbuild",
     ] {
         if std::path::Path::new(p).exists() {
             found.push(p.to_owned());

@@ -2,9 +2,9 @@
 //! ([`crate::brex`]) and the DHCPv6 host name ([`crate::hostname`]). The dispatcher ran on `up`
 //! and `dhcp6-change`; here the same moments are NetworkManager's signals: a device's
 //! `StateChanged` to "activated", and a DHCPv6 lease that came or changed (`PropertiesChanged`
-//! of a device's `Dhcp6Config` or of the `DHCP6Config` object itself). Both duties also run at start, so what happened before the daemon is not
-//! missed. One connection is held for these signals; without a bus the follower waits for its
-//! socket to appear (inotify), never polls.
+//! of a device's `Dhcp6Config` or of the `DHCP6Config` object itself). Both duties also run at
+//! start, so what happened before the daemon is not missed. One connection is held for these
+//! signals; without a bus the follower waits for its socket to appear (inotify), never polls.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

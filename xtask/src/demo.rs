@@ -32,6 +32,8 @@ pub fn run(keep: bool) -> anyhow::Result<()> {
         "   node2 and node3 also have eth1 (203.0.113.0/24) with a better default route (metric 50);"
     );
     println!("   node2's /etc/default/nodeip-configuration says NODEIP_HINT=198.51.100.1\n");
+    // The host keeps no /run/netns or /etc/netns the demo created.
+    let netns_dirs_before = integration::leaks::existing_netns_dirs();
     let mut cluster = Cluster::create(&bins, &stamp).map_err(|e| anyhow!(e))?;
     let booted = Instant::now();
     cluster.boot(&stamp).map_err(|e| anyhow!(e))?;
@@ -55,7 +57,8 @@ pub fn run(keep: bool) -> anyhow::Result<()> {
         let _ = std::io::stdin().lock().lines().next();
     }
     println!("tearing down");
-    Ok(())
+    drop(cluster);
+    integration::leaks::remove_if_created(&netns_dirs_before).map_err(|e| anyhow!(e))
 }
 
 fn table(c: &Cluster, n: &ClusterNode) {

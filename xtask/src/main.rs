@@ -10,6 +10,7 @@ mod dist;
 mod fuzz;
 mod licenses;
 mod rpm;
+mod soak;
 mod test;
 mod util;
 
@@ -70,6 +71,15 @@ enum Cmd {
         #[arg(long)]
         merge: bool,
     },
+    /// Run the cluster's kill -9 fault test many times, each trial with its own random fault
+    /// points; prints every trial's FAULT_SEED for replay.
+    Soak {
+        #[arg(long, default_value_t = 100)]
+        trials: usize,
+        /// The first trial's seed is derived from this (default: the clock).
+        #[arg(long)]
+        seed: Option<u64>,
+    },
     /// Measure the performance targets.
     Bench {
         /// Which benchmark (all when omitted).
@@ -103,6 +113,10 @@ fn main() -> anyhow::Result<()> {
         Cmd::Dist { destdir, bin_dir } => dist::run(&destdir, bin_dir.as_deref()),
         Cmd::Rpm { out, release } => rpm::build(&out, release),
         Cmd::Licenses => licenses::run(),
+        Cmd::Soak { trials, seed } => {
+            deps::install()?;
+            soak::run(trials, seed)
+        }
         Cmd::Demo { keep } => {
             deps::install()?;
             demo::run(keep)

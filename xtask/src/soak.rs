@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::bail;
 
-use crate::util::{cargo, is_root};
+use crate::util::{cargo, is_root, root};
 
 const TEST: &str = "faults_converge_to_the_same_state";
 
@@ -33,7 +33,9 @@ pub fn run(trials: usize, seed: Option<u64>) -> anyhow::Result<()> {
     println!("== {trials} trials of {TEST}; replay a trial with FAULT_SEED=<seed>");
     // Built once, quietly; every trial then runs the same test binary.
     let build = cargo()
-        .args(["test", "--locked", "-p", "xtask", "--test", "cluster", "--no-run"])
+        .args([
+            "test", "--locked", "-p", "xtask", "--test", "cluster", "--no-run",
+        ])
         .stderr(Stdio::null())
         .status()?;
     if !build.success() {
@@ -45,8 +47,10 @@ pub fn run(trials: usize, seed: Option<u64>) -> anyhow::Result<()> {
         seed = next(seed);
         let t = Instant::now();
         let out = cargo()
-            .args(["test", "--locked", "-q", "-p", "xtask", "--test", "cluster", TEST])
-            .args(["--", "--exact"])
+            .args([
+                "test", "--locked", "-q", "-p", "xtask", "--test", "cluster", TEST,
+            ])
+            .args(["--", "--exact", "--nocapture"])
             .env("FAULT_SEED", seed.to_string())
             .output()?;
         let verdict = if out.status.success() { "ok" } else { "FAILED" };
@@ -55,11 +59,16 @@ pub fn run(trials: usize, seed: Option<u64>) -> anyhow::Result<()> {
             t.elapsed().as_secs_f64()
         );
         if !out.status.success() {
+            // The whole output (the test's own and the daemons' logs it quotes) for diagnosis.
+            let log = root().join(format!("target/soak/{seed}.log"));
+            std::fs::create_dir_all(log.parent().expect("a parent"))?;
+            std::fs::write(&log, [&out.stdout[..], &out.stderr[..]].concat())?;
             let text = String::from_utf8_lossy(&out.stdout);
-            let tail: Vec<&str> = text.lines().rev().take(30).collect();
-            for l in tail.into_iter().rev() {
-                println!("    {l}");
-            }
+            let panic = text
+                .lines()
+                .find(|l| l.contains("panicked at"))
+                .unwrap_or("");
+            println!("    {panic}\n    full output: {}", log.display());
             failed.push(seed);
         }
     }

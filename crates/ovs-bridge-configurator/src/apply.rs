@@ -507,9 +507,16 @@ async fn execute(
                     return Err(e);
                 }
             }
-            for (id, (path, _)) in &added {
-                // DELETE_NEW_CONNECTIONS already removed them; this covers a crash of that path.
-                if nm.delete(path).await.is_ok() {
+            if nm.follow_restart().await {
+                tracing::warn!(
+                    "NetworkManager was restarted during the apply and its checkpoint is gone: \
+                     removing this run's profiles by UUID and reconnecting the uplink"
+                );
+            }
+            for (id, (_, settings)) in &added {
+                // DELETE_NEW_CONNECTIONS already removed them; this covers a rollback that could
+                // not run (NetworkManager restarted and lost the checkpoint).
+                if nm.delete_uuid(&p::uuid(settings)).await.unwrap_or(false) {
                     tracing::info!("removed {id}");
                 }
             }

@@ -160,6 +160,7 @@ trait NetworkManager {
 )]
 trait NmSettings {
     fn list_connections(&self) -> zbus::Result<Vec<OwnedObjectPath>>;
+    fn get_connection_by_uuid(&self, uuid: &str) -> zbus::Result<OwnedObjectPath>;
     fn add_connection2(
         &self,
         settings: &Settings,
@@ -286,6 +287,21 @@ pub enum NmError {
     },
 }
 
+const NM_NAME: &str = "org.freedesktop.NetworkManager";
+
+/// NetworkManager's unique bus name now, or its well-known name when it is not running.
+async fn current_owner(conn: &Connection) -> zbus::names::OwnedBusName {
+    let well_known = || zbus::names::OwnedBusName::try_from(NM_NAME).expect("a valid bus name");
+    let Ok(dbus) = zbus::fdo::DBusProxy::new(conn).await else {
+        return well_known();
+    };
+    let name = zbus::names::BusName::try_from(NM_NAME).expect("a valid bus name");
+    match dbus.get_name_owner(name).await {
+        Ok(unique) => zbus::names::BusName::Unique(unique.into_inner()).into(),
+        Err(_) => well_known(),
+    }
+}
+
 fn call(what: impl Into<String>) -> impl FnOnce(zbus::Error) -> NmError {
     let what = what.into();
     move |error| match &error {
@@ -313,6 +329,12 @@ impl NmError {
 #[derive(Clone)]
 pub struct Nm {
     conn: Connection,
+    /// Where calls go: the NetworkManager process found at connect (its unique bus name), not
+    /// whichever process owns the well-known name later. A restarted NetworkManager numbers its
+    /// object paths anew, so a path this run remembered may name another profile there; calls
+    /// to the old process fail instead of reaching it. [`Nm::follow_restart`] moves on
+    /// deliberately. The well-known name when NetworkManager was not running at connect.
+    owner: std::sync::Arc<std::sync::Mutex<zbus::names::OwnedBusName>>,
     /// Calls made, for the benchmark's "number of D-Bus calls".
     calls: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
@@ -328,10 +350,52 @@ impl Nm {
             .build()
             .await
             .map_err(call("connect to the system bus"))?;
+        let owner = current_owner(&conn).await;
         Ok(Nm {
             conn,
+            owner: std::sync::Arc::new(std::sync::Mutex::new(owner)),
             calls: Default::default(),
         })
+    }
+
+    /// After a failure: whether NetworkManager was restarted since this run connected; if so,
+    /// later calls go to the new process (whose paths this run must look up afresh, by UUID).
+    pub async fn follow_restart(&self) -> bool {
+        let now = current_owner(&self.conn).await;
+        let mut owner = self
+            .owner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if *owner == now || now.as_str() == NM_NAME {
+            return false;
+        }
+        *owner = now;
+        true
+    }
+
+    /// A proxy of `P` at `path` (its default path when `None`) on the process this run talks
+    /// to, reading properties afresh on every call.
+    async fn proxy<'a, P>(
+        &'a self,
+        path: Option<&OwnedObjectPath>,
+        what: &str,
+    ) -> Result<P, NmError>
+    where
+        P: From<zbus::Proxy<'a>> + zbus::proxy::Defaults,
+    {
+        let owner = self
+            .owner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let mut b = zbus::proxy::Builder::<P>::new(&self.conn)
+            .destination(owner)
+            .map_err(call(what))?
+            .cache_properties(zbus::proxy::CacheProperties::No);
+        if let Some(path) = path {
+            b = b.path(path.clone()).map_err(call(what))?;
+        }
+        b.build().await.map_err(call(what))
     }
 
     fn count(&self, n: u64) {
@@ -345,28 +409,20 @@ impl Nm {
     }
 
     async fn nm(&self) -> Result<NetworkManagerProxy<'_>, NmError> {
-        NetworkManagerProxy::builder(&self.conn)
-            .cache_properties(zbus::proxy::CacheProperties::No)
-            .build()
-            .await
-            .map_err(call("NetworkManager"))
+        self.proxy(None, "NetworkManager").await
+    }
+
+    async fn settings(&self) -> Result<NmSettingsProxy<'_>, NmError> {
+        self.proxy(None, "Settings").await
     }
 
     async fn connection(&self, path: &OwnedObjectPath) -> Result<NmConnectionProxy<'_>, NmError> {
-        NmConnectionProxy::builder(&self.conn)
-            .path(path.clone())
-            .map_err(call("connection path"))?
-            .cache_properties(zbus::proxy::CacheProperties::No)
-            .build()
-            .await
-            .map_err(call("connection"))
+        self.proxy(Some(path), "connection").await
     }
 
     /// Every stored profile with its settings and keyfile.
     pub async fn profiles(&self) -> Result<Vec<Profile>, NmError> {
-        let settings = NmSettingsProxy::new(&self.conn)
-            .await
-            .map_err(call("Settings"))?;
+        let settings = self.settings().await?;
         let paths = settings
             .list_connections()
             .await
@@ -425,13 +481,7 @@ impl Nm {
     }
 
     async fn device(&self, path: OwnedObjectPath) -> Result<Device, NmError> {
-        let d = NmDeviceProxy::builder(&self.conn)
-            .path(path.clone())
-            .map_err(call("device path"))?
-            .cache_properties(zbus::proxy::CacheProperties::No)
-            .build()
-            .await
-            .map_err(call("device"))?;
+        let d: NmDeviceProxy = self.proxy(Some(&path), "device").await?;
         let (ac, interface, device_type, state) = futures_util::try_join!(
             async {
                 d.active_connection()
@@ -458,21 +508,13 @@ impl Nm {
     }
 
     async fn active(&self, path: &OwnedObjectPath) -> Result<NmActiveProxy<'_>, NmError> {
-        NmActiveProxy::builder(&self.conn)
-            .path(path.clone())
-            .map_err(call("active connection path"))?
-            .cache_properties(zbus::proxy::CacheProperties::No)
-            .build()
-            .await
-            .map_err(call("active connection"))
+        self.proxy(Some(path), "active connection").await
     }
 
     /// Adds a profile in memory with autoconnect blocked; returns its path.
     pub async fn add(&self, settings: &Settings) -> Result<OwnedObjectPath, NmError> {
         let id = crate::profile::get_str(settings, "connection", "id").unwrap_or_default();
-        let s = NmSettingsProxy::new(&self.conn)
-            .await
-            .map_err(call("Settings"))?;
+        let s = self.settings().await?;
         let (path, _) = s
             .add_connection2(settings, ADD_IN_MEMORY, &BTreeMap::new())
             .await
@@ -562,6 +604,21 @@ impl Nm {
             .map_err(call(format!("ActivateConnection(device {name})")))?;
         self.count(1);
         self.wait_active(&ac, name, timeout).await
+    }
+
+    /// Deletes the profile with `uuid`, if NetworkManager has it; whether it did. By UUID, not
+    /// by object path: a NetworkManager restart renumbers the paths, and a path remembered
+    /// from before it may name another profile (the user's own) afterwards.
+    pub async fn delete_uuid(&self, uuid: &str) -> Result<bool, NmError> {
+        let s = self.settings().await?;
+        let path = match s.get_connection_by_uuid(uuid).await {
+            Ok(p) => p,
+            // org.freedesktop.NetworkManager.Settings.InvalidConnection: no such profile.
+            Err(zbus::Error::MethodError(..)) => return Ok(false),
+            Err(e) => return Err(call(format!("GetConnectionByUuid({uuid})"))(e)),
+        };
+        self.count(1);
+        self.delete(&path).await.map(|()| true)
     }
 
     pub async fn delete(&self, path: &OwnedObjectPath) -> Result<(), NmError> {
@@ -701,13 +758,7 @@ impl Nm {
         &self,
         cp: &OwnedObjectPath,
     ) -> Result<(Vec<OwnedObjectPath>, i64, u32), NmError> {
-        let c = NmCheckpointProxy::builder(&self.conn)
-            .path(cp.clone())
-            .map_err(call("checkpoint path"))?
-            .cache_properties(zbus::proxy::CacheProperties::No)
-            .build()
-            .await
-            .map_err(call("checkpoint"))?;
+        let c: NmCheckpointProxy = self.proxy(Some(cp), "checkpoint").await?;
         self.count(3);
         Ok((
             c.devices().await.map_err(call("Checkpoint.Devices"))?,

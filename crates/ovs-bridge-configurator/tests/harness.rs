@@ -1039,6 +1039,56 @@ fn a_hung_network_manager_is_a_bounded_failure_and_the_network_comes_back() {
     assert!(c.reachable());
 }
 
+/// NetworkManager restarted (`systemctl restart`) while an apply waits for br-ex: the
+/// checkpoint is gone with the old process, so the apply undoes its own profiles itself. It must
+/// find them by UUID: the restarted NetworkManager numbers its profile paths anew, and a path
+/// remembered from before may now be the user's own profile (deleting it left the node without
+/// its uplink in a soak trial).
+#[test]
+fn network_manager_restarted_mid_apply_leaves_the_users_profiles_and_the_uplink() {
+    if !require_root("network_manager_restarted_mid_apply") {
+        return;
+    }
+    let mut c = Case::new(true);
+    let cfg = c.same_boot("");
+    // Without ovs-vswitchd br-ex never activates: the apply waits while NM restarts.
+    c.node.ovs.kill_vswitchd();
+    let mut child = c
+        .command(&["apply", "--retry-interval-secs", "0"], &cfg)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let added = || c.profile_names().lines().any(|n| n == "ovs-if-br-ex");
+    assert!(wait_for(Duration::from_secs(10), added));
+    let before = c.profile_names();
+    c.node.nm.bounce().unwrap();
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    // Every profile the user had is still there, and none of ours.
+    let after = c.profile_names();
+    for user in before
+        .lines()
+        .filter(|n| !n.starts_with("ovs-") && *n != "br-ex")
+    {
+        assert!(
+            after.lines().any(|n| n == user),
+            "{user} deleted:\n{after}\n{err}"
+        );
+    }
+    assert!(
+        !after.lines().any(|n| n.starts_with("ovs-") || n == "br-ex"),
+        "{after}"
+    );
+    assert!(
+        wait_for(Duration::from_secs(20), || c.ens3_has_node_ip()),
+        "{err}\n{}",
+        c.node.nm.log_tail(60)
+    );
+    assert!(c.reachable());
+}
+
 #[test]
 fn without_the_unit_grant_ovs_as_its_own_user_is_one_clear_error() {
     if !require_root("without_the_unit_grant_ovs_as_its_own_user_is_one_clear_error") {

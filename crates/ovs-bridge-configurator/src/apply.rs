@@ -93,6 +93,9 @@ pub struct Gathered {
     pub devices: Vec<(OwnedObjectPath, plan::Device)>,
     pub snapshot: Snapshot,
     pub files: Files,
+    /// The node IPs per family nodeip-selector wrote (`ipv4`, `ipv6`): on a dual-stack node
+    /// kubelet gets both, so br-ex must carry both before the run ends.
+    pub node_ips: Vec<IpAddr>,
 }
 
 impl Gathered {
@@ -179,11 +182,17 @@ pub async fn gather(
         extra_bridge: read_text(&s.extra_bridge())
             .and_then(|t| t.lines().next().map(str::to_owned)),
     };
+    let ip_files = s.node_ip_files();
+    let node_ips = [ip_files.ipv4(), ip_files.ipv6()]
+        .iter()
+        .filter_map(|f| read_ip_file(f).ok().flatten())
+        .collect();
     Ok(Gathered {
         profiles,
         devices,
         snapshot: reader.snapshot().await?,
         files,
+        node_ips,
     })
 }
 
@@ -783,7 +792,7 @@ async fn verify(
             .iter()
             .find(|l| l.name == b.interface)
             .map(|l| l.index);
-        let expected: Vec<IpAddr> = match g.files.primary_ip {
+        let mut expected: Vec<IpAddr> = match g.files.primary_ip {
             Some(ip)
                 if before
                     .addresses
@@ -799,6 +808,17 @@ async fn verify(
                 .map(|a| a.ip)
                 .collect(),
         };
+        // The other family's node IP too, when the uplink had it (dual stack): NetworkManager may
+        // add it to br-ex a moment after the first family, and kubelet must not start before.
+        for ip in &g.node_ips {
+            let on_uplink = before
+                .addresses
+                .iter()
+                .any(|a| a.ip == *ip && Some(a.ifindex) == uplink);
+            if on_uplink && !expected.contains(ip) {
+                expected.push(*ip);
+            }
+        }
         // The bridge's metric, and the uplink's own default-route metrics: a route the profile
         // lists with an explicit metric keeps it on the bridge.
         let mut metrics: Vec<u32> = before

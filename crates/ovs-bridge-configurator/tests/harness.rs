@@ -122,6 +122,26 @@ impl Case {
             .is_ok()
     }
 
+    /// Starts `apply ARGS` with `cfg` and returns it once the new profiles are in place and it
+    /// waits for br-ex (ovs-vswitchd must be killed first: br-ex then never comes up).
+    fn apply_waiting_for_br_ex(&self, cfg: &Path, args: &[&str]) -> std::process::Child {
+        let child = self
+            .command(&[&["apply"], args].concat(), cfg)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        assert!(
+            wait_for(Duration::from_secs(10), || self.has_ovs_if_br_ex()),
+            "apply {args:?}"
+        );
+        child
+    }
+
+    /// Whether the apply's `ovs-if-br-ex` profile exists.
+    fn has_ovs_if_br_ex(&self) -> bool {
+        self.profile_names().lines().any(|n| n == "ovs-if-br-ex")
+    }
+
     /// `nmcli -g NAME c`: the profiles' names, one per line.
     fn profile_names(&self) -> String {
         self.node.nm.nmcli(&["-g", "NAME", "c"]).unwrap()
@@ -744,14 +764,7 @@ fn sigterm_during_apply_rolls_back() {
     c.node.ovs.kill_vswitchd();
     // systemd's stop (SIGTERM), then Ctrl-C by hand (SIGINT): both roll back.
     for signal in ["-TERM", "-INT"] {
-        let child = c
-            .command(&["apply"], &cfg)
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        // Stuck waiting for br-ex (no vswitchd).
-        let added = || c.profile_names().lines().any(|n| n == "ovs-if-br-ex");
-        assert!(wait_for(Duration::from_secs(10), added), "{signal}");
+        let child = c.apply_waiting_for_br_ex(&cfg, &[]);
         std::thread::sleep(Duration::from_millis(300));
         std::process::Command::new("kill")
             .args([signal, &child.id().to_string()])
@@ -762,7 +775,10 @@ fn sigterm_during_apply_rolls_back() {
         assert!(log(&o).contains("terminated by a signal"), "{}", log(&o));
         let back = || c.ens3_has_node_ip();
         assert!(wait_for(Duration::from_secs(10), back), "{signal}");
-        assert!(wait_for(Duration::from_secs(5), || !added()), "{signal}");
+        assert!(
+            wait_for(Duration::from_secs(5), || !c.has_ovs_if_br_ex()),
+            "{signal}"
+        );
         assert!(c.reachable());
     }
 }
@@ -916,13 +932,7 @@ fn a_crash_mid_apply_is_undone_by_the_checkpoint_timeout() {
     let mut c = Case::new(true);
     let cfg = c.same_boot("checkpoint-timeout-secs = 3\n");
     c.node.ovs.kill_vswitchd();
-    let mut child = c
-        .command(&["apply"], &cfg)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let added = || c.profile_names().lines().any(|n| n == "ovs-if-br-ex");
-    assert!(wait_for(Duration::from_secs(10), added));
+    let mut child = c.apply_waiting_for_br_ex(&cfg, &[]);
     // The uplink was taken over, then the configurator dies without a word.
     let t = Instant::now();
     child.kill().unwrap();
@@ -934,7 +944,7 @@ fn a_crash_mid_apply_is_undone_by_the_checkpoint_timeout() {
     );
     eprintln!("restored {:?} after the crash", t.elapsed());
     assert!(
-        wait_for(Duration::from_secs(5), || !added()),
+        wait_for(Duration::from_secs(5), || !c.has_ovs_if_br_ex()),
         "new profiles deleted by the rollback"
     );
     assert!(c.reachable());
@@ -995,13 +1005,7 @@ fn a_hung_network_manager_is_a_bounded_failure_and_the_network_comes_back() {
     let cfg = c.same_boot("checkpoint-timeout-secs = 6\ndbus-timeout-secs = 2\n");
     // Without ovs-vswitchd br-ex never activates: the apply is mid-way when NM stops.
     c.node.ovs.kill_vswitchd();
-    let child = c
-        .command(&["apply", "--retry-interval-secs", "0"], &cfg)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let added = || c.profile_names().lines().any(|n| n == "ovs-if-br-ex");
-    assert!(wait_for(Duration::from_secs(10), added));
+    let child = c.apply_waiting_for_br_ex(&cfg, &["--retry-interval-secs", "0"]);
     let nm = c.node.nm.pid().to_string();
     let signal = |sig: &str| {
         Command::new("kill")
@@ -1031,7 +1035,7 @@ fn a_hung_network_manager_is_a_bounded_failure_and_the_network_comes_back() {
         c.node.nm.log_tail(60)
     );
     assert!(
-        wait_for(Duration::from_secs(5), || !added()),
+        wait_for(Duration::from_secs(5), || !c.has_ovs_if_br_ex()),
         "{}",
         c.profile_names()
     );
@@ -1053,13 +1057,7 @@ fn network_manager_restarted_mid_apply_leaves_the_users_profiles_and_the_uplink(
     let cfg = c.same_boot("");
     // Without ovs-vswitchd br-ex never activates: the apply waits while NM restarts.
     c.node.ovs.kill_vswitchd();
-    let mut child = c
-        .command(&["apply", "--retry-interval-secs", "0"], &cfg)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let added = || c.profile_names().lines().any(|n| n == "ovs-if-br-ex");
-    assert!(wait_for(Duration::from_secs(10), added));
+    let mut child = c.apply_waiting_for_br_ex(&cfg, &["--retry-interval-secs", "0"]);
     let before = c.profile_names();
     c.node.nm.bounce().unwrap();
     let status = child.wait().unwrap();

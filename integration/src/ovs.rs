@@ -59,7 +59,7 @@ pub struct Ovs {
     rundir: PathBuf,
     user: OvsUser,
     vswitchd: Option<Daemon>,
-    _ovsdb: Daemon,
+    ovsdb: Daemon,
 }
 
 /// Lets `user` reach `dir` through the test's private temp dirs (created 0700 by root), as
@@ -91,22 +91,51 @@ impl Ovs {
         make_reachable(rundir)?;
         chown(rundir, Some(user.uid), Some(user.gid))
             .map_err(|e| format!("chown {}: {e}", rundir.display()))?;
-        let db = rundir.join("conf.db");
         output(
             user.command(ns, "ovsdb-tool")
                 .arg("create")
-                .arg(&db)
+                .arg(rundir.join("conf.db"))
                 .arg("/usr/share/openvswitch/vswitch.ovsschema"),
         )?;
-        let sock = rundir.join("db.sock");
-        let env = |c: &mut Command| {
-            for k in ["OVS_RUNDIR", "OVS_DBDIR", "OVS_LOGDIR"] {
-                c.env(k, rundir);
-            }
+        let ovsdb = Self::spawn_ovsdb(ns, rundir, user)?;
+        let mut ovs = Ovs {
+            rundir: rundir.to_owned(),
+            user,
+            vswitchd: None,
+            ovsdb,
         };
+        ovs.vsctl(&["--no-wait", "init"])?;
+        ovs.vswitchd = Some(ovs.spawn_vswitchd(ns)?);
+        Ok(ovs)
+    }
+
+    /// What a node's reboot does to OVS: both daemons stop (the bridges' taps go with
+    /// ovs-vswitchd, as the datapath goes with the kernel) and start again on the database
+    /// they left, so the previous boot's bridges, ports and interfaces are still in it.
+    pub fn reboot(&mut self, ns: &Netns) -> Result<(), String> {
+        if let Some(mut v) = self.vswitchd.take() {
+            v.stop(Duration::from_secs(5));
+        }
+        self.ovsdb.stop(Duration::from_secs(5));
+        self.ovsdb = Self::spawn_ovsdb(ns, &self.rundir, self.user)?;
+        self.vswitchd = Some(self.spawn_vswitchd(ns)?);
+        Ok(())
+    }
+
+    /// The environment both daemons run with: everything in `rundir`.
+    fn env(rundir: &Path, c: &mut Command) {
+        for k in ["OVS_RUNDIR", "OVS_DBDIR", "OVS_LOGDIR"] {
+            c.env(k, rundir);
+        }
+    }
+
+    fn spawn_ovsdb(ns: &Netns, rundir: &Path, user: OvsUser) -> Result<Daemon, String> {
+        let sock = rundir.join("db.sock");
+        // A stopped server's socket would pass the wait below before the new one listens.
+        let _ = std::fs::remove_file(&sock);
         let mut cmd = user.command(ns, "ovsdb-server");
-        env(&mut cmd);
-        cmd.arg(&db)
+        Self::env(rundir, &mut cmd);
+        cmd.arg(rundir.join("conf.db"))
             .arg(format!("--remote=punix:{}", sock.display()))
             .arg(format!(
                 "--pidfile={}",
@@ -117,16 +146,14 @@ impl Ovs {
         if !wait_for(Duration::from_secs(5), || sock.exists()) {
             return Err(format!("ovsdb-server did not start: {}", ovsdb.log_tail(5)));
         }
-        let mut ovs = Ovs {
-            rundir: rundir.to_owned(),
-            user,
-            vswitchd: None,
-            _ovsdb: ovsdb,
-        };
-        ovs.vsctl(&["--no-wait", "init"])?;
-        let mut cmd = user.command(ns, "ovs-vswitchd");
-        env(&mut cmd);
-        cmd.arg(format!("unix:{}", sock.display()))
+        Ok(ovsdb)
+    }
+
+    fn spawn_vswitchd(&self, ns: &Netns) -> Result<Daemon, String> {
+        let rundir = &self.rundir;
+        let mut cmd = self.user.command(ns, "ovs-vswitchd");
+        Self::env(rundir, &mut cmd);
+        cmd.arg(format!("unix:{}", rundir.join("db.sock").display()))
             .arg(format!(
                 "--pidfile={}",
                 rundir.join("ovs-vswitchd.pid").display()
@@ -140,8 +167,7 @@ impl Ovs {
                 vswitchd.log_tail(5)
             ));
         }
-        ovs.vswitchd = Some(vswitchd);
-        Ok(ovs)
+        Ok(vswitchd)
     }
 
     /// The user OVS runs as (the owner of its sockets).

@@ -100,6 +100,7 @@ cp /etc/systemd/system/kubelet.service.d/20-nodenet.conf /harness-out/ 2>/dev/nu
 cp /run/kubelet-node-ip /harness-out/ 2>/dev/null
 test -e /run/resolv-prepender-kni-conf-done && echo yes > /harness-out/done-flag
 ip -br addr > /harness-out/addr
+ip -br link > /harness-out/link
 ip route > /harness-out/route
 ping -c1 -W2 198.51.100.1 > /harness-out/ping 2>&1 && echo ok >> /harness-out/ping
 stat -c '%a %U %n' /etc/keepalived/chk_*.sh > /harness-out/check-scripts 2>&1
@@ -129,7 +130,7 @@ const NODE_IP_STAND_IN: &str = "[Unit]\nDescription=upstream's nodeip-configurat
 
 /// One node: upstream network, namespace with uplink `ens3`, OVS, and the staged install.
 pub struct NodeBoot {
-    _ovs: Ovs,
+    ovs: Ovs,
     pub ns: Netns,
     pub up: Upstream,
     dir: tempfile::TempDir,
@@ -150,14 +151,20 @@ impl NodeBoot {
             .unwrap();
         ns.sysctl("net.ipv4.conf.ens3.rp_filter", "1").unwrap();
         let ovs = Ovs::start(&ns, &dir.path().join("openvswitch")).unwrap();
-        let b = NodeBoot {
-            _ovs: ovs,
-            ns,
-            up,
-            dir,
-        };
+        let b = NodeBoot { ovs, ns, up, dir };
         b.install(install);
         b
+    }
+
+    /// The node's Open vSwitch (it runs in the node namespace, outside the container).
+    pub fn ovs(&self) -> &Ovs {
+        &self.ovs
+    }
+
+    /// Between two boots, what a reboot does to OVS: both daemons restart on the database
+    /// the previous boot left.
+    pub fn reboot_ovs(&mut self) {
+        self.ovs.reboot(&self.ns).unwrap();
     }
 
     pub fn path(&self, rel: &str) -> PathBuf {
@@ -280,8 +287,15 @@ impl NodeBoot {
     /// Boots harness.target (kubelet and multi-user.target), waits in the collector until
     /// `ready` (a shell condition) holds or 90 s passed, then collects.
     pub fn boot(&self, ready: &str) -> BootResult {
+        self.boot_then(ready, "")
+    }
+
+    /// As [`Self::boot`], running `then` (shell) in the collector once `ready` held.
+    pub fn boot_then(&self, ready: &str, then: &str) -> BootResult {
         self.boot_with(
-            &format!("i=0; until {{ {ready}; }} || [ $i -ge 180 ]; do sleep 0.5; i=$((i+1)); done"),
+            &format!(
+                "i=0; until {{ {ready}; }} || [ $i -ge 180 ]; do sleep 0.5; i=$((i+1)); done\n{then}"
+            ),
             Duration::from_secs(120),
         )
     }
@@ -333,6 +347,12 @@ impl NodeBoot {
                 self.path("nmstate")
                     .exists()
                     .then(|| (p("nmstate"), "/etc/nmstate".into())),
+            )
+            // configure-ovs's remembered NIC (`iface_default_hint`), when the test seeds it.
+            .chain(
+                self.path("ovnk")
+                    .exists()
+                    .then(|| (p("ovnk"), "/var/lib/ovnk".into())),
             )
             // A static host name, when the test gives the node one.
             .chain(

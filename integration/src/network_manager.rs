@@ -229,10 +229,16 @@ impl NetworkManager {
         self.launch()
     }
 
-    fn stop(&mut self) {
+    /// Stops NetworkManager (SIGTERM: it leaves the devices configured, as at shutdown).
+    pub fn stop(&mut self) {
         if let Some(mut d) = self.daemon.take() {
             d.stop(Duration::from_secs(10));
         }
+    }
+
+    /// Starts a stopped NetworkManager again and waits until its startup is complete.
+    pub fn start_again(&mut self) -> Result<(), String> {
+        self.launch()
     }
 }
 

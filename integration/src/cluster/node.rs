@@ -256,11 +256,15 @@ impl ClusterNode {
     /// keepalived-monitor.service, with keepalived.service (stopped) for it to drive.
     pub fn start_monitor(&mut self) -> Result<(), String> {
         if self.keepalived.is_none() {
-            self.keepalived = Some(KeepalivedService::start(
-                &self.node.ns,
-                &self.path("ka"),
-                &self.path("keepalived.conf"),
-            )?);
+            let conf = self.path("keepalived.conf");
+            let unit = KeepalivedService::start(&self.node.ns, &self.path("ka"), &conf)?;
+            // `reload = "socket"` is upstream's static-pod layout, whose entrypoint starts
+            // keepalived on the file a previous boot left; on a first boot there is none and
+            // the monitor's first render starts it.
+            if conf.exists() {
+                unit.start_keepalived();
+            }
+            self.keepalived = Some(unit);
         }
         self.monitor = Some(self.spawn_run("keepalived-monitor")?);
         Ok(())
@@ -344,6 +348,52 @@ impl ClusterNode {
         self.configure_ovs()?;
         progress(format!("node{i}: br-ex up with the node IP"));
         self.boot_after_ovs(progress)
+    }
+
+    /// A reboot of this node, then its boot in unit order. Everything stops; the kernel keeps
+    /// no address, route or VIP and br-ex's tap goes with ovs-vswitchd; /run is emptied. What a
+    /// node keeps stays: /etc (profiles, keepalived.conf, resolv.conf, the hint files),
+    /// /var/lib and the OVS database, on which OVS starts again.
+    pub fn reboot(&mut self, progress: &(dyn Fn(String) + Sync)) -> Result<(), String> {
+        self.prepender = None;
+        self.monitor = None;
+        self.keepalived = None;
+        self.coredns = None;
+        self.node.nm.stop();
+        let ns = &self.node.ns;
+        let nics: &[&str] = if self.index >= 2 {
+            &["ens3", "eth1"]
+        } else {
+            &["ens3"]
+        };
+        for nic in nics {
+            ns.ip(&["link", "set", nic, "down"])?;
+            ns.ip(&["addr", "flush", "dev", nic])?;
+        }
+        for family in ["-4", "-6"] {
+            ns.ip(&[family, "route", "flush", "table", "main"])?;
+        }
+        let run = self.node.view.run_dir();
+        for e in std::fs::read_dir(run).map_err(|e| e.to_string())? {
+            let e = e.map_err(|e| e.to_string())?;
+            // OVS's database lives in its run directory here (RHCOS keeps it in /etc).
+            if e.file_name() != "openvswitch" {
+                let p = e.path();
+                let gone = if p.is_dir() {
+                    std::fs::remove_dir_all(&p)
+                } else {
+                    std::fs::remove_file(&p)
+                };
+                gone.map_err(|err| format!("{}: {err}", p.display()))?;
+            }
+        }
+        self.node.ovs.reboot(ns)?;
+        for nic in nics {
+            ns.ip(&["link", "set", nic, "up"])?;
+        }
+        self.node.nm.start_again()?;
+        progress(format!("node{}: rebooted", self.index));
+        self.boot(progress)
     }
 
     /// ovs-configuration.service, which must succeed (its log and NM's explain a failure).

@@ -550,13 +550,27 @@ impl ClusterNode {
     /// SIGKILLs the long-running `daemon` (resolv-prepender or keepalived-monitor) and starts
     /// it again, as systemd's `Restart=on-failure` would.
     pub fn kill_and_restart(&mut self, daemon: &str) -> Result<(), String> {
+        self.restart(daemon, true)
+    }
+
+    /// `systemctl try-restart` of the long-running `daemon`, as an RPM upgrade's scriptlet
+    /// does: SIGTERM, wait for the exit, start again.
+    pub fn try_restart(&mut self, daemon: &str) -> Result<(), String> {
+        self.restart(daemon, false)
+    }
+
+    fn restart(&mut self, daemon: &str, kill: bool) -> Result<(), String> {
         let slot = match daemon {
             "resolv-prepender" => &mut self.prepender,
             "keepalived-monitor" => &mut self.monitor,
             _ => return Err(format!("{daemon} is not a long-running daemon")),
         };
         if let Some(d) = slot.take() {
-            d.signal(9)?;
+            if kill {
+                d.signal(9)?;
+            }
+            // Dropping stops it (SIGTERM) and waits for the exit.
+            drop(d);
         }
         match daemon {
             "resolv-prepender" => self.start_prepender(),

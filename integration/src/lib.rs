@@ -17,6 +17,7 @@ mod netns;
 pub mod network_manager;
 pub mod nm_ovs_build;
 pub mod node;
+pub mod node_boot;
 pub mod nspawn;
 pub mod ovs;
 pub mod process;

@@ -1,5 +1,6 @@
 //! `cargo xtask <command>`: the project's chores, runnable on a fresh Debian 12 machine as root.
 
+mod bench_boot;
 mod bench_br_ex;
 mod bench_keepalived;
 mod bench_nodeip;
@@ -101,6 +102,9 @@ enum Bench {
     OvsBridgeConfigurator,
     /// Reaction to address moves and peer changes, render time and RSS with 5,000 Nodes.
     KeepalivedMonitor,
+    /// The boot in real systemd: NetworkManager online -> kubelet-dependencies.target, each
+    /// unit's share, with a static uplink and with a slow DHCP server.
+    Boot,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -139,6 +143,9 @@ fn main() -> anyhow::Result<()> {
             }
             if which.is_none_or(|w| w == Bench::KeepalivedMonitor) {
                 bench_keepalived::run()?;
+            }
+            if which.is_none_or(|w| w == Bench::Boot) {
+                bench_boot::run()?;
             }
             Ok(())
         }

@@ -12,16 +12,15 @@ use integration::node::{NMSTATE_BR_EX, ROUTER, ZONE, node_address, node_address6
 use integration::require_root;
 
 mod common;
-mod node_boot;
-use common::run;
-use node_boot::*;
+use common::{node_boot, run};
+use integration::node_boot::*;
 
 #[test]
 fn units_boot_a_node_in_order() {
     if !require_root("units_boot_a_node_in_order") {
         return;
     }
-    let node = NodeBoot::new();
+    let node = node_boot();
     // The API VIP a crashed keepalived left behind (on another interface, so its removal is
     // told apart from keepalived's own moves): removed right before keepalived starts.
     node.ns.nic("stale0").unwrap();
@@ -254,7 +253,7 @@ fn nodeip_configuration_waits_for_a_late_uplink() {
     if !require_root("nodeip_configuration_waits_for_a_late_uplink") {
         return;
     }
-    let node = NodeBoot::new();
+    let node = node_boot();
     // The switch port is down: ens3 has no carrier, NetworkManager cannot bring up its
     // profile, and the node has no address when nodeip-configuration starts.
     node.up.ns.ip(&["link", "set", "p1", "down"]).unwrap();
@@ -316,7 +315,7 @@ fn a_transient_nodeip_configuration_failure_is_retried_and_the_boot_goes_on() {
     if !require_root("a_transient_nodeip_configuration_failure_is_retried_and_the_boot_goes_on") {
         return;
     }
-    let node = NodeBoot::new();
+    let node = node_boot();
     // A fault: a file where the CRI-O drop-in directory goes, so the first run's write fails
     // (a system error, exit 1 without retries); 4 s into the boot it is gone.
     let system = node.path("root/etc/systemd/system");
@@ -367,7 +366,7 @@ fn the_kubelet_gate_applies_only_where_resolv_prepender_runs() {
     }
     // A node where resolv-prepender is not enabled (a platform sharing the image). Masked, as
     // the harness's target would start a merely disabled unit.
-    let node = NodeBoot::new();
+    let node = node_boot();
     run(Command::new("systemctl")
         .arg(format!("--root={}", node.path("root").display()))
         .args(["mask", "resolv-prepender.service"]));
@@ -388,7 +387,7 @@ fn the_kubelet_gate_applies_only_where_resolv_prepender_runs() {
     drop(node);
 
     // Enabled but not configured (no base domain): its own start fails, kubelet still starts.
-    let node = NodeBoot::new();
+    let node = node_boot();
     fs::copy(
         shipped_config("resolv-prepender"),
         node.path("root/etc/resolv-prepender/config.toml"),
@@ -414,7 +413,7 @@ fn a_failed_ovs_configuration_keeps_the_uplink() {
     if !require_root("a_failed_ovs_configuration_keeps_the_uplink") {
         return;
     }
-    let node = NodeBoot::new();
+    let node = node_boot();
     node.nmstate("interfaces:\n- name: br-ex\n  type: ovs-bridge\n  bridge: [unclosed\n");
     let r = node.boot("systemctl is-failed -q ovs-configuration.service && sleep 2");
     let ctx = context(&r);
@@ -451,7 +450,7 @@ fn an_nmstate_file_builds_br_ex_under_the_hardened_unit() {
     if !require_root("an_nmstate_file_builds_br_ex_under_the_hardened_unit") {
         return;
     }
-    let node = NodeBoot::new();
+    let node = node_boot();
     node.nmstate(NMSTATE_BR_EX);
     let r = node.boot("systemctl is-active -q kubelet.service");
     let ctx = context(&r);
@@ -548,7 +547,7 @@ fn keepalived_never_starts_on_a_remote_worker_or_with_a_user_managed_lb() {
     }
     // A remote worker: no VIP is in its network. The previous boot's file is there and the
     // package enabled keepalived.service; keepalived-monitor's Wants= still asks for it.
-    let node = NodeBoot::new();
+    let node = node_boot();
     previous_boots_keepalived_conf(&node);
     enable_keepalived_package_unit(&node);
     // Even with this boot's `rendered` marker forged (the monitor does not run here), the
@@ -591,7 +590,7 @@ fn keepalived_never_starts_on_a_remote_worker_or_with_a_user_managed_lb() {
     drop(node);
 
     // A cluster with a user-managed load balancer (upstream disables the keepalived pod).
-    let node = NodeBoot::new();
+    let node = node_boot();
     previous_boots_keepalived_conf(&node);
     enable_keepalived_package_unit(&node);
     // A top-level key: before the `[scripts.*]` tables the file ends with.
@@ -630,7 +629,7 @@ fn a_hung_keepalived_is_restarted() {
     if !require_root("a_hung_keepalived_is_restarted") {
         return;
     }
-    let node = NodeBoot::new();
+    let node = node_boot();
     // Once keepalived holds the VIP, its VRRP process stops (SIGSTOP): it keeps the VIP and
     // sends no more adverts, as a hung keepalived does. The monitor's liveness probe must
     // restart keepalived.service.
@@ -675,7 +674,7 @@ fn a_dhcpv6_fqdn_names_only_a_node_without_a_static_name() {
     if !require_root("a_dhcpv6_fqdn_names_only_a_node_without_a_static_name") {
         return;
     }
-    let mut node = NodeBoot::new();
+    let mut node = node_boot();
     node.up.serve_dhcp6(&[(1, "master-1")]).unwrap();
     node.uplink_profile("method=dhcp\ndhcp-duid=ll\n");
     let fqdn = format!("master-1.{ZONE}");

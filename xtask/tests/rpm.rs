@@ -14,9 +14,8 @@ use integration::node::{ZONE, node_address};
 use integration::{Netns, require_root, scratch_dir};
 
 mod common;
-mod node_boot;
 use common::run;
-use node_boot::*;
+use integration::node_boot::*;
 
 /// Each daemon's package, the units its preset enables, and the units it ships.
 const PACKAGES: [(&str, &[&str]); 4] = [

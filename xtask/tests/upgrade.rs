@@ -15,9 +15,8 @@ use integration::nspawn::BootResult;
 use integration::require_root;
 
 mod common;
-mod node_boot;
-use common::run;
-use node_boot::*;
+use common::{node_boot, run};
+use integration::node_boot::*;
 
 /// UUIDs of the profiles configure-ovs created in the previous boot.
 const UPSTREAM_UUIDS: [(&str, &str); 5] = [
@@ -231,7 +230,7 @@ fn a_node_configure_ovs_converted_upgrades_in_place() {
     if !require_root("a_node_configure_ovs_converted_upgrades_in_place") {
         return;
     }
-    let mut node = NodeBoot::new();
+    let mut node = node_boot();
     let conns = node.path("system-connections");
     for (id, text) in configure_ovs_keyfiles() {
         let path = conns.join(format!("{id}.nmconnection"));
@@ -402,7 +401,7 @@ fn a_declarative_node_upgrades_in_place_without_a_reapply() {
     if !require_root("a_declarative_node_upgrades_in_place_without_a_reapply") {
         return;
     }
-    let mut node = NodeBoot::new();
+    let mut node = node_boot();
     node.nmstate(NMSTATE_BR_EX);
     // The previous boot applied cluster.yml: NetworkManager's persistent profiles are the ones
     // nmstate made (the nmstate library upstream's nmstatectl is built on), and `applied` is

@@ -1,20 +1,26 @@
-//! A harness node booted by real systemd: the fixture of `boot.rs` (the units as `cargo xtask
-//! dist` installs them) and `rpm.rs` (as the RPMs install them). Each test file uses part of it.
-#![allow(dead_code)]
+//! A harness node booted by real systemd in `systemd-nspawn`: the fixture of xtask's boot,
+//! upgrade and RPM tests (the units as `cargo xtask dist` or the RPMs install them) and of
+//! `cargo xtask bench boot`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use integration::keepalived::PASSING_SCRIPTS;
-use integration::network_manager::CONF_D;
-use integration::node::{PREFIX_LEN, ROUTER, Upstream, ZONE, node_address};
-use integration::nspawn::{Boot, BootResult};
-use integration::ovs::Ovs;
-use integration::{Netns, nm_ovs_build, scratch_dir};
+use crate::keepalived::PASSING_SCRIPTS;
+use crate::network_manager::CONF_D;
+use crate::node::{PREFIX_LEN, ROUTER, Upstream, ZONE, node_address};
+use crate::nspawn::{Boot, BootResult};
+use crate::ovs::Ovs;
+use crate::process::output;
+use crate::{Netns, nm_ovs_build, scratch_dir};
 
-use crate::common::{run, workspace_binaries};
+/// Runs a set-up command, panicking with its error (this is a test fixture).
+fn run(cmd: &mut Command) {
+    if let Err(e) = output(cmd) {
+        panic!("{e}");
+    }
+}
 
 pub const SERVICES: [&str; 5] = [
     "nodeip-configuration.service",
@@ -112,8 +118,8 @@ hostname > /harness-out/hostname
 
 /// How the daemons get onto the node.
 pub enum Install<'a> {
-    /// `cargo xtask dist` with this build's binaries, every unit enabled.
-    Dist,
+    /// `xtask dist` (this `xtask` binary) with the binaries in `bins`, every unit enabled.
+    Dist { xtask: &'a Path, bins: &'a Path },
     /// These RPMs into an empty root, enabled by their presets.
     Rpms(&'a [PathBuf]),
 }
@@ -137,17 +143,12 @@ pub struct NodeBoot {
 }
 
 impl NodeBoot {
-    /// A node with every unit of `cargo xtask dist`'s tree enabled, as MCO enables them.
-    pub fn new() -> NodeBoot {
-        Self::with(&Install::Dist)
-    }
-
     /// A node whose root holds what `install` puts there.
     pub fn with(install: &Install) -> NodeBoot {
         let dir = scratch_dir("boot").unwrap();
         let mut up = Upstream::start(1, &[]).unwrap();
         let ns = Netns::new("boot").unwrap();
-        up.attach(&ns, "ens3", &integration::node::node_mac(1))
+        up.attach(&ns, "ens3", &crate::node::node_mac(1))
             .unwrap();
         ns.sysctl("net.ipv4.conf.ens3.rp_filter", "1").unwrap();
         let ovs = Ovs::start(&ns, &dir.path().join("openvswitch")).unwrap();
@@ -185,13 +186,13 @@ impl NodeBoot {
                 .args(args))
         };
         match install {
-            Install::Dist => {
-                // `cargo xtask dist` with this build's binaries; every unit enabled.
-                run(Command::new(env!("CARGO_BIN_EXE_xtask"))
+            Install::Dist { xtask, bins } => {
+                // `cargo xtask dist` with these binaries; every unit enabled.
+                run(Command::new(xtask)
                     .args(["dist", "--destdir"])
                     .arg(&root)
                     .arg("--bin-dir")
-                    .arg(workspace_binaries()));
+                    .arg(bins));
                 systemctl(&[&["enable"], &SERVICES[..]].concat());
             }
             Install::Rpms(rpms) => {
@@ -259,6 +260,22 @@ impl NodeBoot {
     /// (Re)writes the node's original uplink profile `ens3`: static IPv4, and `ipv6` as the
     /// body of its `[ipv6]` section.
     pub fn uplink_profile(&self, ipv6: &str) {
+        self.uplink_keyfile(
+            &format!(
+                "method=manual\naddress1={}/{PREFIX_LEN},{ROUTER}\ndns={ROUTER};\n\
+                 dns-search={ZONE};\n",
+                node_address(1)
+            ),
+            ipv6,
+        );
+    }
+
+    /// (Re)writes the uplink profile `ens3` with DHCPv4 and no IPv6.
+    pub fn uplink_dhcp(&self) {
+        self.uplink_keyfile("method=auto\n", "method=disabled\n");
+    }
+
+    fn uplink_keyfile(&self, ipv4: &str, ipv6: &str) {
         let conns = self.path("system-connections");
         fs::create_dir_all(&conns).unwrap();
         let keyfile = conns.join("ens3.nmconnection");
@@ -266,10 +283,7 @@ impl NodeBoot {
             &keyfile,
             format!(
                 "[connection]\nid=ens3\nuuid=5fb06bd0-0bb0-7ffb-45f1-d6edd65f3e03\ntype=ethernet\n\
-                 interface-name=ens3\nautoconnect=true\n[ethernet]\n[ipv4]\nmethod=manual\n\
-                 address1={}/{PREFIX_LEN},{ROUTER}\ndns={ROUTER};\ndns-search={ZONE};\n\
-                 [ipv6]\n{ipv6}",
-                node_address(1)
+                 interface-name=ens3\nautoconnect=true\n[ethernet]\n[ipv4]\n{ipv4}[ipv6]\n{ipv6}"
             ),
         )
         .unwrap();

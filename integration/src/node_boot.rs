@@ -148,8 +148,7 @@ impl NodeBoot {
         let dir = scratch_dir("boot").unwrap();
         let mut up = Upstream::start(1, &[]).unwrap();
         let ns = Netns::new("boot").unwrap();
-        up.attach(&ns, "ens3", &crate::node::node_mac(1))
-            .unwrap();
+        up.attach(&ns, "ens3", &crate::node::node_mac(1)).unwrap();
         ns.sysctl("net.ipv4.conf.ens3.rp_filter", "1").unwrap();
         let ovs = Ovs::start(&ns, &dir.path().join("openvswitch")).unwrap();
         let b = NodeBoot { ovs, ns, up, dir };

@@ -1,0 +1,318 @@
+//! Day-2 changes (issue 14 §3), as a MachineConfig makes them: MCO writes the file, then either
+//! restarts the one unit its node-disruption policy names or reboots the node. Each change must
+//! re-render what reads the changed value and leave everything else as it was.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use integration::Netns;
+use integration::cluster::{API_VIP, Binaries, Cluster, ClusterNode};
+use integration::node::{NMSTATE_BR_EX, ZONE, node_address};
+use integration::node_boot::{carries, context, default_via, holds_vip};
+use integration::nspawn::BootResult;
+use integration::process::time_until;
+use integration::require_root;
+
+mod common;
+use common::{node_boot, workspace_binaries};
+
+/// A node's state (`ClusterNode::state`) by section: `node-ip` (primary-ip, ipv4, ipv6),
+/// `20-nodenet.conf`, `resolv.conf`, `keepalived.conf`, `br-ex`, `default routes`; plus
+/// `br-ex ports` from OVS.
+fn sections(n: &ClusterNode) -> BTreeMap<String, String> {
+    let mut map = BTreeMap::new();
+    let mut name = "node-ip".to_owned();
+    let mut body = String::new();
+    for line in n.state().lines() {
+        if let Some(next) = line.strip_prefix("--- ") {
+            map.insert(std::mem::replace(&mut name, next.to_owned()), body);
+            body = String::new();
+        } else {
+            body.push_str(line);
+            body.push('\n');
+        }
+    }
+    map.insert(name, body);
+    map.insert(
+        "br-ex ports".into(),
+        n.node
+            .ovs
+            .vsctl(&["list-ports", "br-ex"])
+            .unwrap_or_default(),
+    );
+    map
+}
+
+/// Asserts that only the `changed` sections differ between `before` and `after`, and that
+/// each of them does.
+fn only_changed(
+    who: &str,
+    before: &BTreeMap<String, String>,
+    after: &BTreeMap<String, String>,
+    changed: &[&str],
+) {
+    for (section, was) in before {
+        let now = &after[section];
+        if changed.contains(&section.as_str()) {
+            assert_ne!(now, was, "{who}: {section} should have changed");
+        } else {
+            assert_eq!(now, was, "{who}: {section} changed");
+        }
+    }
+}
+
+/// Rewrites a node's configuration file (in its directory) as MCO would.
+fn edit(n: &ClusterNode, file: &str, from: &str, to: &str) {
+    let path = n.dir.join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{file}: no {from:?} in\n{text}");
+    std::fs::write(&path, text.replace(from, to)).unwrap();
+}
+
+#[test]
+fn day_two_changes_rerender_only_what_they_touch() {
+    if !require_root("day_two_changes_rerender_only_what_they_touch") {
+        return;
+    }
+    let bins = Binaries(workspace_binaries());
+    let say = |m: String| eprintln!("{m}");
+    let mut c = Cluster::create(&bins, &say).unwrap();
+    c.boot(&say).unwrap();
+    let api = c
+        .wait_single_holder(API_VIP, Duration::from_secs(20))
+        .unwrap();
+    let settle = |n: &ClusterNode, ok: &dyn Fn(&ClusterNode) -> bool| {
+        assert!(
+            time_until(Duration::from_secs(30), || ok(n)).is_some(),
+            "node{}:\n{}",
+            n.index,
+            n.state()
+        );
+    };
+
+    // 1. The cluster becomes dual-stack for ingress: an IPv6 ingress VIP in every node's
+    // keepalived-monitor config; the node-disruption policy restarts keepalived-monitor.
+    let vip6 = "2001:db8:1::4";
+    let before: Vec<_> = c.nodes.iter().map(sections).collect();
+    for n in &mut c.nodes {
+        edit(
+            n,
+            "keepalived-monitor.toml",
+            "ingress-vips = [\"198.51.100.4\"]",
+            &format!("ingress-vips = [\"198.51.100.4\", \"{vip6}\"]"),
+        );
+        n.try_restart("keepalived-monitor").unwrap();
+    }
+    for (n, was) in c.nodes.iter().zip(&before) {
+        settle(n, &|n| n.keepalived_conf().contains(&format!("{vip6}/128")));
+        only_changed(
+            &format!("node{}", n.index),
+            was,
+            &sections(n),
+            &["keepalived.conf"],
+        );
+        assert!(
+            n.keepalived_log(100).contains("Reloading"),
+            "node{}: keepalived reloaded, not restarted",
+            n.index
+        );
+    }
+    c.wait_single_holder(vip6, Duration::from_secs(20)).unwrap();
+    assert_eq!(c.holders(API_VIP), [api], "the API VIP did not move");
+    eprintln!("IPv6 ingress VIP added: keepalived.conf re-rendered on 3 nodes, {vip6} held once");
+
+    // 2. A new base domain: resolv-prepender's config, which its unit is restarted for.
+    let before: Vec<_> = c.nodes.iter().map(sections).collect();
+    let domain = "day2.example.test";
+    for n in &mut c.nodes {
+        edit(
+            n,
+            "resolv-prepender.toml",
+            &format!("base-domain = \"{ZONE}\""),
+            &format!("base-domain = \"{domain}\""),
+        );
+        n.try_restart("resolv-prepender").unwrap();
+    }
+    for (n, was) in c.nodes.iter().zip(&before) {
+        settle(n, &|n| {
+            n.resolv_conf()
+                .lines()
+                .any(|l| l.starts_with(&format!("search {domain}")))
+        });
+        only_changed(
+            &format!("node{}", n.index),
+            was,
+            &sections(n),
+            &["resolv.conf"],
+        );
+        assert!(
+            n.getent(&format!("api.{ZONE}"))
+                .unwrap_or_default()
+                .starts_with(API_VIP),
+            "node{}: still resolves the API through itself",
+            n.index
+        );
+    }
+    eprintln!("base domain changed: resolv.conf rewritten on 3 nodes, nothing else");
+
+    // A new NODEIP_HINT is tested on a booted node below: in this dual-stack cluster a hint
+    // on the IPv4-only storage network leaves nodeip-configuration waiting for an IPv6 address
+    // there, forever and saying so every second, as upstream's merged dual-stack wait does.
+}
+
+/// A new NODEIP_HINT (`/etc/default/nodeip-configuration`), then MCO's reboot, on a booted node
+/// with a second NIC on a storage network: the node IP moves there, and br-ex, kubelet's
+/// environment, resolv.conf and keepalived.conf follow it.
+#[test]
+fn a_new_nodeip_hint_moves_the_node_ip_and_everything_follows_on_the_next_boot() {
+    if !require_root("a_new_nodeip_hint_moves_the_node_ip_and_everything_follows_on_the_next_boot")
+    {
+        return;
+    }
+    let mut node = node_boot();
+    let storage = Netns::new("storage").unwrap();
+    storage.bridge("br1").unwrap();
+    storage.addr("br1", "203.0.113.1/24", &[]).unwrap();
+    node.ns.veth_to("eth1", &storage, "s1").unwrap();
+    storage
+        .ip(&["link", "set", "s1", "master", "br1", "up"])
+        .unwrap();
+    let keyfile = node.path("system-connections/eth1.nmconnection");
+    std::fs::write(
+        &keyfile,
+        "[connection]\nid=eth1\ntype=ethernet\ninterface-name=eth1\nautoconnect=true\n\
+         [ethernet]\n[ipv4]\nmethod=manual\naddress1=203.0.113.11/24,203.0.113.1\n\
+         route-metric=50\n[ipv6]\nmethod=disabled\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&keyfile, std::fs::Permissions::from_mode(0o600)).unwrap();
+    // /var/lib persists on a node (configure-ovs's hint of the bridged NIC lives there).
+    std::fs::create_dir_all(node.path("ovnk")).unwrap();
+    let ready = |ip: &str| {
+        format!(
+            "systemctl is-active -q kubelet.service && systemctl is-active -q keepalived.service \
+             && ip -br addr show br-ex | grep -q ' {ip}/' \
+             && ip -br addr | grep -q ' 198.51.100.5/' \
+             && test -e /run/resolv-prepender-kni-conf-done"
+        )
+    };
+    let ports = "ovs-vsctl list-ports br-ex > /harness-out/ports";
+    let first = node_address(1);
+    let r = node.boot_then(&ready(&first), ports);
+    let ctx = context(&r);
+    assert_eq!(r.file("primary-ip"), first, "{ctx}");
+    assert_eq!(r.file("ports"), "ens3\n", "{ctx}");
+    let conf_before = r.file("keepalived.conf");
+    assert!(conf_before.contains("interface br-ex"), "{conf_before}");
+
+    // MCO writes the hint; the node reboots (OVS restarts on its database, /run is empty).
+    let hint = node.path("root/etc/default/nodeip-configuration");
+    std::fs::create_dir_all(hint.parent().unwrap()).unwrap();
+    std::fs::write(&hint, "NODEIP_HINT=203.0.113.1\n").unwrap();
+    node.reboot_ovs();
+    let moved = "203.0.113.11";
+    // The Node object's InternalIP follows kubelet's node IP: so does the peer list.
+    let peers = node.path("root/etc/keepalived-monitor/peers.toml");
+    let text = std::fs::read_to_string(&peers).unwrap();
+    std::fs::write(&peers, text.replacen(&first, moved, 1)).unwrap();
+    let r = node.boot_then(&ready(moved), ports);
+    let ctx = context(&r);
+    assert_eq!(r.file("primary-ip"), moved, "{ctx}");
+    assert_eq!(r.file("kubelet-node-ip").trim(), moved, "{ctx}");
+    assert!(
+        r.file("20-nodenet.conf")
+            .contains(&format!("KUBELET_NODE_IP={moved}")),
+        "{ctx}"
+    );
+    assert_eq!(r.file("ports"), "eth1\n", "br-ex moved to eth1\n{ctx}");
+    assert!(carries(&r, "br-ex", moved), "{ctx}");
+    assert_eq!(
+        std::fs::read_to_string(node.path("ovnk/iface_default_hint")).unwrap(),
+        "eth1\n"
+    );
+    let resolv = r.file("resolv.conf");
+    assert_eq!(
+        resolv.lines().find(|l| l.starts_with("nameserver")),
+        Some(format!("nameserver {moved}").as_str()),
+        "{resolv}"
+    );
+    // keepalived follows the node IP onto br-ex, as upstream's VRRP source rule does (the
+    // node-IP file first): the VIPs go where the node IP is.
+    let conf = r.file("keepalived.conf");
+    assert_ne!(conf, conf_before);
+    assert!(
+        conf.contains("interface br-ex") && conf.contains(&format!("unicast_src_ip {moved}")),
+        "{conf}"
+    );
+    assert!(holds_vip(&r), "{ctx}");
+    assert_eq!(r.prop("kubelet.service", "ActiveState"), "active", "{ctx}");
+}
+
+/// A new `cluster.yml` (MCO writes it, then reboots): the next boot applies it once, inside
+/// NetworkManager's checkpoint, before network-online.target; the boot after that does not
+/// apply it again.
+#[test]
+fn a_new_cluster_yml_is_applied_once_on_the_next_boot() {
+    if !require_root("a_new_cluster_yml_is_applied_once_on_the_next_boot") {
+        return;
+    }
+    let mut node = node_boot();
+    let ip = node_address(1);
+    let ready = "systemctl is-active -q kubelet.service && ip route show default | grep -q br-ex";
+    let nmstate_lines = |r: &BootResult| -> Vec<String> {
+        r.journal
+            .lines()
+            .filter(|l| l.contains("nmstate-configuration["))
+            .map(str::to_owned)
+            .collect()
+    };
+    // The first boot: no NMState file, the automatic path builds br-ex.
+    let r = node.boot(ready);
+    assert!(carries(&r, "br-ex", &ip), "{}", context(&r));
+    assert!(
+        !r.journal.contains("applying the NMState file"),
+        "{}",
+        context(&r)
+    );
+
+    node.nmstate(NMSTATE_BR_EX);
+    node.reboot_ovs();
+    let r = node.boot(ready);
+    let ctx = context(&r);
+    let lines = nmstate_lines(&r);
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains("applying the NMState file"))
+            .count(),
+        1,
+        "{ctx}"
+    );
+    assert!(
+        r.journal
+            .lines()
+            .any(|l| l.contains("NetworkManager[") && l.contains("checkpoint")),
+        "applied inside a checkpoint\n{ctx}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(node.path("nmstate/openshift/applied")).unwrap(),
+        NMSTATE_BR_EX
+    );
+    assert!(carries(&r, "br-ex", &ip), "{ctx}");
+    assert!(default_via(&r, "br-ex"), "{ctx}");
+    assert_eq!(r.prop("kubelet.service", "ActiveState"), "active", "{ctx}");
+
+    node.reboot_ovs();
+    let r = node.boot(ready);
+    let ctx = context(&r);
+    let lines = nmstate_lines(&r);
+    assert!(
+        lines.iter().any(|l| l.contains("applied already"))
+            && !lines
+                .iter()
+                .any(|l| l.contains("applying the NMState file")),
+        "not applied again\n{ctx}"
+    );
+    assert!(carries(&r, "br-ex", &ip), "{ctx}");
+}

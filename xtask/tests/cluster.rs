@@ -11,7 +11,7 @@ use integration::process::time_until;
 use integration::require_root;
 
 mod common;
-use common::workspace_binaries;
+use common::{booted_cluster, workspace_binaries};
 
 fn say(m: String) {
     eprintln!("{m}");
@@ -312,11 +312,7 @@ fn twenty_reboots_of_one_node_change_nothing() {
         return;
     }
     const REBOOTS: usize = 20;
-    let bins = Binaries(workspace_binaries());
-    let mut c = Cluster::create(&bins, &say).unwrap();
-    c.boot(&say).unwrap();
-    c.wait_single_holder(API_VIP, Duration::from_secs(20))
-        .unwrap();
+    let (mut c, _) = booted_cluster();
     let quiet = |_: String| {};
     let n = &mut c.nodes[1];
     let identity = |n: &integration::cluster::ClusterNode| {

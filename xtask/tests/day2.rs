@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use integration::Netns;
-use integration::cluster::{API_VIP, Binaries, Cluster, ClusterNode};
+use integration::cluster::{API_VIP, ClusterNode};
 use integration::node::{NMSTATE_BR_EX, ZONE, node_address};
 use integration::node_boot::{carries, context, default_via, holds_vip};
 use integration::nspawn::BootResult;
@@ -14,7 +14,7 @@ use integration::process::time_until;
 use integration::require_root;
 
 mod common;
-use common::{node_boot, workspace_binaries};
+use common::{booted_cluster, node_boot};
 
 /// A node's state (`ClusterNode::state`) by section: `node-ip` (primary-ip, ipv4, ipv6),
 /// `20-nodenet.conf`, `resolv.conf`, `keepalived.conf`, `br-ex`, `default routes`; plus
@@ -74,13 +74,7 @@ fn day_two_changes_rerender_only_what_they_touch() {
     if !require_root("day_two_changes_rerender_only_what_they_touch") {
         return;
     }
-    let bins = Binaries(workspace_binaries());
-    let say = |m: String| eprintln!("{m}");
-    let mut c = Cluster::create(&bins, &say).unwrap();
-    c.boot(&say).unwrap();
-    let api = c
-        .wait_single_holder(API_VIP, Duration::from_secs(20))
-        .unwrap();
+    let (mut c, api) = booted_cluster();
     let settle = |n: &ClusterNode, ok: &dyn Fn(&ClusterNode) -> bool| {
         assert!(
             time_until(Duration::from_secs(30), || ok(n)).is_some(),

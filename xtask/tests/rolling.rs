@@ -9,12 +9,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use integration::cluster::{API_VIP, Binaries, Cluster, INGRESS_VIP};
+use integration::cluster::{API_VIP, Cluster, INGRESS_VIP};
 use integration::node::ZONE;
 use integration::require_root;
 
 mod common;
-use common::workspace_binaries;
+use common::booted_cluster;
 
 /// The ping interval, in seconds as ping takes it.
 const PING_INTERVAL: &str = "0.05";
@@ -153,13 +153,7 @@ fn rolling_restarts_under_traffic_lose_nothing_but_one_failover() {
     if !require_root("rolling_restarts_under_traffic_lose_nothing_but_one_failover") {
         return;
     }
-    let bins = Binaries(workspace_binaries());
-    let say = |m: String| eprintln!("{m}");
-    let mut c = Cluster::create(&bins, &say).unwrap();
-    c.boot(&say).unwrap();
-    let api = c
-        .wait_single_holder(API_VIP, Duration::from_secs(20))
-        .unwrap();
+    let (mut c, api) = booted_cluster();
     c.wait_single_holder(INGRESS_VIP, Duration::from_secs(20))
         .unwrap();
     let reference: Vec<String> = c.nodes.iter().map(|n| n.state()).collect();

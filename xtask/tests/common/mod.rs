@@ -29,6 +29,20 @@ pub fn node_boot() -> integration::node_boot::NodeBoot {
     })
 }
 
+/// Three nodes booted with this build's binaries, the API VIP held by one of them: the cluster
+/// and that node's index.
+#[allow(dead_code)] // Not every test file boots a cluster.
+pub fn booted_cluster() -> (integration::cluster::Cluster, u8) {
+    use integration::cluster::{API_VIP, Binaries, Cluster};
+    let say = |m: String| eprintln!("{m}");
+    let mut c = Cluster::create(&Binaries(workspace_binaries()), &say).unwrap();
+    c.boot(&say).unwrap();
+    let api = c
+        .wait_single_holder(API_VIP, std::time::Duration::from_secs(20))
+        .unwrap();
+    (c, api)
+}
+
 /// Runs `cmd`, failing the test with its stderr if it fails.
 pub fn run(cmd: &mut Command) {
     let out = cmd.output().unwrap();

@@ -179,11 +179,7 @@ impl NodeBoot {
         // container's.
         let system = root.join("etc/systemd/system");
         fs::create_dir_all(&system).unwrap();
-        let systemctl = |args: &[&str]| {
-            run(Command::new("systemctl")
-                .arg(format!("--root={}", root.display()))
-                .args(args))
-        };
+        let systemctl = |args: &[&str]| self.systemctl(args);
         match install {
             Install::Dist { xtask, bins } => {
                 // `cargo xtask dist` with these binaries; every unit enabled.
@@ -275,19 +271,31 @@ impl NodeBoot {
     }
 
     fn uplink_keyfile(&self, ipv4: &str, ipv6: &str) {
-        let conns = self.path("system-connections");
-        fs::create_dir_all(&conns).unwrap();
-        let keyfile = conns.join("ens3.nmconnection");
-        fs::write(
-            &keyfile,
-            format!(
+        self.keyfile(
+            "ens3",
+            &format!(
                 "[connection]\nid=ens3\nuuid=5fb06bd0-0bb0-7ffb-45f1-d6edd65f3e03\ntype=ethernet\n\
                  interface-name=ens3\nautoconnect=true\n[ethernet]\n[ipv4]\n{ipv4}[ipv6]\n{ipv6}"
             ),
-        )
-        .unwrap();
+        );
+    }
+
+    /// Writes profile `id` into the node's persistent /etc/NetworkManager/system-connections,
+    /// mode 0600 as NetworkManager requires of keyfiles.
+    pub fn keyfile(&self, id: &str, text: &str) {
+        let conns = self.path("system-connections");
+        fs::create_dir_all(&conns).unwrap();
+        let keyfile = conns.join(format!("{id}.nmconnection"));
+        fs::write(&keyfile, text).unwrap();
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(&keyfile, fs::Permissions::from_mode(0o600)).unwrap();
+    }
+
+    /// `systemctl --root` on the node's staged root (enable, mask, preset before a boot).
+    pub fn systemctl(&self, args: &[&str]) {
+        run(Command::new("systemctl")
+            .arg(format!("--root={}", self.path("root").display()))
+            .args(args));
     }
 
     /// Writes the user's NMState file (`/etc/nmstate/openshift/cluster.yml`).

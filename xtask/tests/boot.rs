@@ -12,7 +12,7 @@ use integration::node::{NMSTATE_BR_EX, ROUTER, ZONE, node_address, node_address6
 use integration::require_root;
 
 mod common;
-use common::{node_boot, run};
+use common::node_boot;
 use integration::node_boot::*;
 
 #[test]
@@ -367,9 +367,7 @@ fn the_kubelet_gate_applies_only_where_resolv_prepender_runs() {
     // A node where resolv-prepender is not enabled (a platform sharing the image). Masked, as
     // the harness's target would start a merely disabled unit.
     let node = node_boot();
-    run(Command::new("systemctl")
-        .arg(format!("--root={}", node.path("root").display()))
-        .args(["mask", "resolv-prepender.service"]));
+    node.systemctl(&["mask", "resolv-prepender.service"]);
     let r = node.boot("systemctl is-active -q kubelet.service");
     let ctx = context(&r);
     assert_eq!(r.prop("kubelet.service", "ActiveState"), "active", "{ctx}");

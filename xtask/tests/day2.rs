@@ -171,16 +171,12 @@ fn a_new_nodeip_hint_moves_the_node_ip_and_everything_follows_on_the_next_boot()
     storage
         .ip(&["link", "set", "s1", "master", "br1", "up"])
         .unwrap();
-    let keyfile = node.path("system-connections/eth1.nmconnection");
-    std::fs::write(
-        &keyfile,
+    node.keyfile(
+        "eth1",
         "[connection]\nid=eth1\ntype=ethernet\ninterface-name=eth1\nautoconnect=true\n\
          [ethernet]\n[ipv4]\nmethod=manual\naddress1=203.0.113.11/24,203.0.113.1\n\
          route-metric=50\n[ipv6]\nmethod=disabled\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&keyfile, std::fs::Permissions::from_mode(0o600)).unwrap();
+    );
     // /var/lib persists on a node (configure-ovs's hint of the bridged NIC lives there).
     std::fs::create_dir_all(node.path("ovnk")).unwrap();
     let ready = |ip: &str| {

@@ -40,6 +40,7 @@ impl Pinger {
     /// Stops it (SIGINT: ping prints its summary) and returns (sent, lost).
     fn finish(self) -> (u64, u64) {
         // `ip netns exec` execs ping: the child's pid is ping's.
+        // SAFETY: kill(2) with a pid this test spawned and has not reaped yet.
         unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
         let out = self.child.wait_with_output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);

@@ -7,15 +7,13 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
-use std::process::Command;
 
 use integration::node::{NMSTATE_BR_EX, PREFIX_LEN, ROUTER, ZONE, node_address, node_mac};
 use integration::nspawn::BootResult;
 use integration::require_root;
 
 mod common;
-use common::{node_boot, run};
+use common::node_boot;
 use integration::node_boot::*;
 
 /// UUIDs of the profiles configure-ovs created in the previous boot.
@@ -176,13 +174,6 @@ fn seed_resolv_conf(node: &NodeBoot, text: &str) {
     }
 }
 
-/// `systemctl --root` on the node's staged root.
-fn systemctl(node: &NodeBoot, args: &[&str]) {
-    run(Command::new("systemctl")
-        .arg(format!("--root={}", node.path("root").display()))
-        .args(args));
-}
-
 /// The OVS database's rows while the node ran: table -> (name, NM.connection.uuid) per row.
 fn ovsdb_rows(r: &BootResult) -> BTreeMap<&'static str, Vec<(String, String)>> {
     ["Bridge", "Port", "Interface"]
@@ -233,13 +224,11 @@ fn a_node_configure_ovs_converted_upgrades_in_place() {
     let mut node = node_boot();
     let conns = node.path("system-connections");
     for (id, text) in configure_ovs_keyfiles() {
-        let path = conns.join(format!("{id}.nmconnection"));
-        fs::write(&path, text).unwrap();
-        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+        node.keyfile(&id, &text);
     }
     // The previous boot: upstream's node, where NetworkManager activated configure-ovs's
     // persistent profiles (this project's units are not there yet).
-    systemctl(&node, &[&["mask"], &SERVICES[..]].concat());
+    node.systemctl(&[&["mask"], &SERVICES[..]].concat());
     let ip = node_address(1);
     let r = node.boot_then(
         &format!("ip -br addr show br-ex | grep -q ' {ip}/'"),
@@ -260,7 +249,7 @@ fn a_node_configure_ovs_converted_upgrades_in_place() {
     // The reboot into this project's units: OVS restarts on its database, /run is empty, the
     // node's configuration (profiles in /etc) stays as MCO made it.
     node.reboot_ovs();
-    systemctl(&node, &[&["unmask"], &SERVICES[..]].concat());
+    node.systemctl(&[&["unmask"], &SERVICES[..]].concat());
     let dropin = node.path("root/etc/systemd/system/ovs-configuration.service.d");
     fs::create_dir_all(&dropin).unwrap();
     fs::write(

@@ -78,13 +78,32 @@ async fn session(flag: &Path, done: &mut Done) -> zbus::Result<()> {
         MessageStream::for_match_rule(properties_changed(DEVICE)?, &conn, None).await?,
         MessageStream::for_match_rule(properties_changed(DHCP6_CONFIG)?, &conn, None).await?,
     ]);
+    // The signals are read by their own task, always: NetworkManager sends hundreds while a
+    // bridge activates, and a stream left unread while a duty awaits a method reply fills
+    // zbus's queue, which stalls the connection's reader and with it that reply (seen: a
+    // DHCPv6 query timing out and br-ex-up never touched). Relevant signals only leave a wake-up
+    // behind; the duties run once per wake-up, however many signals came meanwhile.
+    let wake = std::sync::Arc::new(tokio::sync::Notify::new());
+    let mut reader = tokio::spawn({
+        let wake = wake.clone();
+        async move {
+            while let Some(msg) = events.next().await {
+                if is_relevant(&msg?) {
+                    wake.notify_one();
+                }
+            }
+            zbus::Result::Ok(())
+        }
+    });
     duties(&conn, flag, done).await;
-    while let Some(msg) = events.next().await {
-        if is_relevant(&msg?) {
-            duties(&conn, flag, done).await;
+    loop {
+        tokio::select! {
+            ended = &mut reader => {
+                return ended.unwrap_or_else(|e| Err(zbus::Error::Failure(e.to_string())));
+            }
+            () = wake.notified() => duties(&conn, flag, done).await,
         }
     }
-    Ok(())
 }
 
 /// The system bus socket, from `DBUS_SYSTEM_BUS_ADDRESS` (`unix:path=...`) or the default.

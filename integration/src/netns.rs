@@ -187,6 +187,42 @@ impl Netns {
             .map_err(|e| format!("{dir}/resolv.conf: {e}"))
     }
 
+    /// What a power cycle does to the namespace's links, for a node's reboot: the links software
+    /// made (OVS's internal-port taps, NetworkManager's bridges and VLANs) are gone, the NICs
+    /// (veths, standing in for hardware) stay, down and without addresses, and the main routing
+    /// tables are empty. `while_off` runs then (the daemons that own links start again), and
+    /// the NICs come up, as the firmware leaves them.
+    pub fn power_cycle_links(
+        &self,
+        while_off: impl FnOnce() -> Result<(), String>,
+    ) -> Result<(), String> {
+        let text = self.ip(&["-j", "-d", "link", "show"])?;
+        let links: Vec<serde_json::Value> =
+            serde_json::from_str(&text).map_err(|e| format!("ip -j link show: {e}"))?;
+        let mut nics = Vec::new();
+        for link in &links {
+            let name = link["ifname"].as_str().unwrap_or_default();
+            if name == "lo" {
+                continue;
+            }
+            if link["linkinfo"]["info_kind"] == "veth" {
+                self.ip(&["link", "set", name, "down"])?;
+                self.ip(&["addr", "flush", "dev", name])?;
+                nics.push(name.to_owned());
+            } else {
+                self.ip(&["link", "del", name])?;
+            }
+        }
+        for family in ["-4", "-6"] {
+            self.ip(&[family, "route", "flush", "table", "main"])?;
+        }
+        while_off()?;
+        for nic in &nics {
+            self.ip(&["link", "set", nic, "up"])?;
+        }
+        Ok(())
+    }
+
     /// The interface index of `dev`.
     pub fn ifindex(&self, dev: &str) -> Result<u32, String> {
         let text = self.exec("cat", &[&format!("/sys/class/net/{dev}/ifindex")])?;

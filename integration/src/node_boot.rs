@@ -56,6 +56,27 @@ pub const NM_CONF: &str = "[main]\nplugins=keyfile\nauth-polkit=false\ndhcp=inte
     rc-manager=unmanaged\nno-auto-default=*\nhostname-mode=none\nsystemd-resolved=false\n\
     [logging]\nlevel=INFO\n";
 
+/// Harness-only healing of a NetworkManager 1.42 bug (Debian's; the NetworkManager RHCOS ships
+/// has the fix, RHEL-50747): with nmstate's profiles (`autoconnect-ports` on the bridge and the
+/// port, as nmstate 2.2 writes them), NM autoconnects `br-ex-port` twice at startup and can leave
+/// the ovs-interface's activation waiting in "prepare" for a port activation it already
+/// replaced, for ever. Seen on reboots of a declarative node under load (the rows NM's previous
+/// run left in OVSDB make it start with the bridge's devices). When an ovs-interface stays in
+/// prepare for 5 s, this says so in the journal and activates its profile again; a healthy
+/// activation leaves prepare within milliseconds, so nothing else is ever touched.
+const NM_OVS_HEAL: &str = r#"n=0
+while :; do
+    c=$(nmcli -t -f TYPE,STATE,CONNECTION device 2>/dev/null | sed -n 's/^ovs-interface:connecting (prepare)://p' | head -n1)
+    if [ -n "$c" ]; then n=$((n+1)); else n=0; fi
+    if [ "$n" -ge 10 ]; then
+        echo "harness: NetworkManager left ovs-interface $c in prepare for 5 s (NetworkManager 1.42 bug, fixed upstream: RHEL-50747); activating it again"
+        nmcli connection up id "$c"
+        n=0
+    fi
+    sleep 0.5
+done
+"#;
+
 /// Stand-ins for what RHCOS and OpenShift provide around our units.
 pub fn stand_ins() -> Vec<(String, String)> {
     let nm = nm_ovs_build::current();
@@ -72,6 +93,13 @@ pub fn stand_ins() -> Vec<(String, String)> {
                  --config-dir=/harness/nm/conf.d --system-config-dir=/harness/nm/sys.d\n",
                 nm.display()
             ),
+        ),
+        (
+            "harness-nm-ovs-heal.service".into(),
+            "[Unit]\nDescription=harness: heals NetworkManager 1.42's stuck ovs-interface activation\n\
+             After=NetworkManager.service\nBindsTo=NetworkManager.service\n\
+             [Service]\nExecStart=/bin/sh /harness/nm/ovs-heal.sh\nSyslogIdentifier=harness-nm-ovs-heal\n"
+                .into(),
         ),
         (
             "openvswitch.service".into(),
@@ -161,9 +189,10 @@ impl NodeBoot {
         &self.ovs
     }
 
-    /// Between two boots, what a reboot does to OVS: both daemons restart on the database
-    /// the previous boot left.
-    pub fn reboot_ovs(&mut self) {
+    /// Between two boots, what a power cycle does outside the container: the links are reset
+    /// (NICs down and bare, virtual links gone, no route) and OVS's daemons restart on the
+    /// database the previous boot left.
+    pub fn power_cycle(&mut self) {
         self.ovs.reboot(&self.ns).unwrap();
     }
 
@@ -246,6 +275,7 @@ impl NodeBoot {
         fs::create_dir_all(nm.join("conf.d")).unwrap();
         fs::create_dir_all(nm.join("sys.d")).unwrap();
         fs::write(nm.join("NetworkManager.conf"), NM_CONF).unwrap();
+        fs::write(nm.join("ovs-heal.sh"), NM_OVS_HEAL).unwrap();
         for (name, text) in CONF_D {
             fs::write(nm.join("conf.d").join(name), text).unwrap();
         }
@@ -384,7 +414,11 @@ impl NodeBoot {
             .collect(),
             netns: Some(&self.ns),
             timeout: Some(timeout),
-            wants: vec!["kubelet.service".into(), "multi-user.target".into()],
+            wants: vec![
+                "kubelet.service".into(),
+                "multi-user.target".into(),
+                "harness-nm-ovs-heal.service".into(),
+            ],
             report: REPORT.split_whitespace().map(str::to_owned).collect(),
             before_collect: format!("{script}\n{COLLECT}"),
             system_dir: Some(&system),

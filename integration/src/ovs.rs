@@ -109,17 +109,23 @@ impl Ovs {
         Ok(ovs)
     }
 
-    /// What a node's reboot does to OVS: both daemons stop (the bridges' taps go with
-    /// ovs-vswitchd, as the datapath goes with the kernel) and start again on the database
-    /// they left, so the previous boot's bridges, ports and interfaces are still in it.
+    /// What a node's reboot does to OVS and the links of `ns`: both daemons stop, the links go
+    /// as with a power cycle ([`Netns::power_cycle_links`]: the bridges' taps too, which
+    /// ovs-vswitchd leaves behind on SIGTERM while the kernel datapath's ports go with the
+    /// kernel), and the daemons start again on the database they left, so the previous boot's
+    /// bridges, ports and interfaces are still in it. A tap left over would be adopted by the
+    /// new ovs-vswitchd without NetworkManager ever seeing it appear, and the ovs-interface
+    /// would wait for it forever.
     pub fn reboot(&mut self, ns: &Netns) -> Result<(), String> {
         if let Some(mut v) = self.vswitchd.take() {
             v.stop(Duration::from_secs(5));
         }
         self.ovsdb.stop(Duration::from_secs(5));
-        self.ovsdb = Self::spawn_ovsdb(ns, &self.rundir, self.user)?;
-        self.vswitchd = Some(self.spawn_vswitchd(ns)?);
-        Ok(())
+        ns.power_cycle_links(|| {
+            self.ovsdb = Self::spawn_ovsdb(ns, &self.rundir, self.user)?;
+            self.vswitchd = Some(self.spawn_vswitchd(ns)?);
+            Ok(())
+        })
     }
 
     /// The environment both daemons run with: everything in `rundir`.

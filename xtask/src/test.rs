@@ -36,6 +36,35 @@ impl Totals {
     }
 }
 
+/// Each panicking test's `thread '<test>' ... panicked at <place>:` line with the first line of
+/// its message, shortened to its head and tail: a failed boot's message is one line carrying
+/// the boot's journal, whose last lines say what the boot was waiting for.
+#[derive(Debug, Default)]
+struct Panics(Vec<String>);
+
+impl Panics {
+    const HEAD_CHARS: usize = 200;
+    const TAIL_CHARS: usize = 600;
+
+    fn add_line(&mut self, line: &str) {
+        if line.starts_with("thread '") && line.contains("panicked at") {
+            self.0.push(line.trim_end_matches(':').to_owned());
+        } else if let Some(last) = self.0.last_mut()
+            && last.ends_with(|c: char| c.is_ascii_digit())
+        {
+            let chars: Vec<char> = line.chars().collect();
+            last.push_str(": ");
+            if chars.len() <= Self::HEAD_CHARS + Self::TAIL_CHARS {
+                last.push_str(line);
+            } else {
+                last.extend(&chars[..Self::HEAD_CHARS]);
+                last.push_str(" [...] ");
+                last.extend(&chars[chars.len() - Self::TAIL_CHARS..]);
+            }
+        }
+    }
+}
+
 pub fn run() -> anyhow::Result<()> {
     // What earlier runs left on this machine (an interrupted run, say) is not this run's leak:
     // it is named once so nobody mistakes it for a clean host, and the check below counts only
@@ -49,18 +78,32 @@ pub fn run() -> anyhow::Result<()> {
     }
     let markers_before = integration::leaks::host_markers();
     let netns_dirs_before = integration::leaks::existing_netns_dirs();
+    // --no-fail-fast: one failing test binary does not hide what the others would say.
     let mut child = cargo()
-        .args(["test", "--workspace", "--all-targets", "--locked"])
+        .args([
+            "test",
+            "--workspace",
+            "--all-targets",
+            "--locked",
+            "--no-fail-fast",
+        ])
         .stdout(Stdio::piped())
         .spawn()
         .context("cannot run cargo test")?;
     let mut totals = Totals::default();
+    let mut panics = Panics::default();
     for line in BufReader::new(child.stdout.take().context("stdout")?).lines() {
         let line = line?;
         println!("{line}");
         totals.add_line(&line);
+        panics.add_line(&line);
     }
     let status = child.wait()?;
+    // Each failure's first words again, next to the closing line, where a reader of the tail
+    // of a long log finds them.
+    for p in &panics.0 {
+        println!("failed: {p}");
+    }
     // The closing line CI reads: every test binary's counts together.
     println!(
         "summary: {} passed, {} failed, {} skipped",
@@ -98,6 +141,30 @@ pub fn run() -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keeps_each_panic_with_the_first_line_of_its_message() {
+        let mut p = Panics::default();
+        p.add_line("running 1 test");
+        p.add_line("thread 'boots' (123) panicked at integration/src/node_boot.rs:394:21:");
+        p.add_line(&format!(
+            "called `Result::unwrap()` on an `Err` value: {}{}",
+            "x".repeat(500),
+            "y".repeat(600)
+        ));
+        p.add_line("--- its journal");
+        p.add_line("thread 'other' panicked at xtask/tests/day2.rs:12:5:");
+        p.add_line("assertion failed");
+        assert_eq!(p.0.len(), 2);
+        assert!(p.0[0].starts_with(
+            "thread 'boots' (123) panicked at integration/src/node_boot.rs:394:21: called"
+        ));
+        assert!(p.0[0].ends_with(&format!("x [...] {}", "y".repeat(600))));
+        assert_eq!(
+            p.0[1],
+            "thread 'other' panicked at xtask/tests/day2.rs:12:5: assertion failed"
+        );
+    }
 
     #[test]
     fn sums_cargo_result_lines() {

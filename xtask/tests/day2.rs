@@ -200,7 +200,7 @@ fn a_new_nodeip_hint_moves_the_node_ip_and_everything_follows_on_the_next_boot()
     let hint = node.path("root/etc/default/nodeip-configuration");
     std::fs::create_dir_all(hint.parent().unwrap()).unwrap();
     std::fs::write(&hint, "NODEIP_HINT=203.0.113.1\n").unwrap();
-    node.reboot_ovs();
+    node.power_cycle();
     let moved = "203.0.113.11";
     // The Node object's InternalIP follows kubelet's node IP: so does the peer list.
     let peers = node.path("root/etc/keepalived-monitor/peers.toml");
@@ -267,7 +267,7 @@ fn a_new_cluster_yml_is_applied_once_on_the_next_boot() {
     );
 
     node.nmstate(NMSTATE_BR_EX);
-    node.reboot_ovs();
+    node.power_cycle();
     let r = node.boot(ready);
     let ctx = context(&r);
     let lines = nmstate_lines(&r);
@@ -293,7 +293,7 @@ fn a_new_cluster_yml_is_applied_once_on_the_next_boot() {
     assert!(default_via(&r, "br-ex"), "{ctx}");
     assert_eq!(r.prop("kubelet.service", "ActiveState"), "active", "{ctx}");
 
-    node.reboot_ovs();
+    node.power_cycle();
     let r = node.boot(ready);
     let ctx = context(&r);
     let lines = nmstate_lines(&r);

@@ -248,7 +248,7 @@ fn a_node_configure_ovs_converted_upgrades_in_place() {
 
     // The reboot into this project's units: OVS restarts on its database, /run is empty, the
     // node's configuration (profiles in /etc) stays as MCO made it.
-    node.reboot_ovs();
+    node.power_cycle();
     node.systemctl(&[&["unmask"], &SERVICES[..]].concat());
     let dropin = node.path("root/etc/systemd/system/ovs-configuration.service.d");
     fs::create_dir_all(&dropin).unwrap();
@@ -414,7 +414,7 @@ fn a_declarative_node_upgrades_in_place_without_a_reapply() {
     let before = keyfiles(&node);
     let rows_before = ovsdb_rows(&r);
 
-    node.reboot_ovs();
+    node.power_cycle();
     seed_resolv_conf(&node, &upstream_resolv_conf());
     let r = node.boot_then(
         &format!(

@@ -351,7 +351,7 @@ impl ClusterNode {
     }
 
     /// A reboot of this node, then its boot in unit order. Everything stops; the kernel keeps
-    /// no address, route or VIP and br-ex's tap goes with ovs-vswitchd; /run is emptied. What a
+    /// no address, route, VIP or virtual link (br-ex's tap included); /run is emptied. What a
     /// node keeps stays: /etc (profiles, keepalived.conf, resolv.conf, the hint files),
     /// /var/lib and the OVS database, on which OVS starts again.
     pub fn reboot(&mut self, progress: &(dyn Fn(String) + Sync)) -> Result<(), String> {
@@ -360,19 +360,6 @@ impl ClusterNode {
         self.keepalived = None;
         self.coredns = None;
         self.node.nm.stop();
-        let ns = &self.node.ns;
-        let nics: &[&str] = if self.index >= 2 {
-            &["ens3", "eth1"]
-        } else {
-            &["ens3"]
-        };
-        for nic in nics {
-            ns.ip(&["link", "set", nic, "down"])?;
-            ns.ip(&["addr", "flush", "dev", nic])?;
-        }
-        for family in ["-4", "-6"] {
-            ns.ip(&[family, "route", "flush", "table", "main"])?;
-        }
         let run = self.node.view.run_dir();
         for e in std::fs::read_dir(run).map_err(|e| e.to_string())? {
             let e = e.map_err(|e| e.to_string())?;
@@ -387,10 +374,8 @@ impl ClusterNode {
                 gone.map_err(|err| format!("{}: {err}", p.display()))?;
             }
         }
-        self.node.ovs.reboot(ns)?;
-        for nic in nics {
-            ns.ip(&["link", "set", nic, "up"])?;
-        }
+        // The links too: NICs down and bare, virtual links gone, then up again.
+        self.node.ovs.reboot(&self.node.ns)?;
         self.node.nm.start_again()?;
         progress(format!("node{}: rebooted", self.index));
         self.boot(progress)

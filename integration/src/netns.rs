@@ -209,8 +209,11 @@ impl Netns {
                 self.ip(&["link", "set", name, "down"])?;
                 self.ip(&["addr", "flush", "dev", name])?;
                 nics.push(name.to_owned());
-            } else {
-                self.ip(&["link", "del", name])?;
+            } else if let Err(e) = self.ip(&["link", "del", name]) {
+                // A link can go with one deleted before it (a VLAN with its parent).
+                if self.ip(&["link", "show", name]).is_ok() {
+                    return Err(e);
+                }
             }
         }
         for family in ["-4", "-6"] {

@@ -56,20 +56,21 @@ pub const NM_CONF: &str = "[main]\nplugins=keyfile\nauth-polkit=false\ndhcp=inte
     rc-manager=unmanaged\nno-auto-default=*\nhostname-mode=none\nsystemd-resolved=false\n\
     [logging]\nlevel=INFO\n";
 
-/// Harness-only healing of a NetworkManager 1.42 bug (Debian's; the NetworkManager RHCOS ships
-/// has the fix, RHEL-50747): with nmstate's profiles (`autoconnect-ports` on the bridge and the
-/// port, as nmstate 2.2 writes them), NM autoconnects `br-ex-port` twice at startup and can leave
-/// the ovs-interface's activation waiting in "prepare" for a port activation it already
-/// replaced, for ever. Seen on reboots of a declarative node under load (the rows NM's previous
-/// run left in OVSDB make it start with the bridge's devices). When an ovs-interface stays in
-/// prepare for 5 s, this says so in the journal and activates its profile again; a healthy
-/// activation leaves prepare within milliseconds, so nothing else is ever touched.
+/// Harness-only healing of a bug of Debian's NetworkManager 1.42 (RHEL-50747, which nmstate's
+/// PR 2739 reports fixed in NetworkManager in October 2024): with nmstate's profiles
+/// (`autoconnect-ports` on the bridge and the port, as nmstate 2.2 writes them), NM autoconnects
+/// `br-ex-port` twice at startup and can leave the ovs-interface's activation waiting in
+/// "prepare" for a port activation it already replaced, for ever. Seen on reboots of a
+/// declarative node under load (the rows NM's previous run left in OVSDB make it start with the
+/// bridge's devices). When an ovs-interface stays in prepare for 5 s, this says so in the
+/// journal and activates its profile again; a healthy activation leaves prepare within
+/// milliseconds, so nothing else is ever touched.
 const NM_OVS_HEAL: &str = r#"n=0
 while :; do
     c=$(nmcli -t -f TYPE,STATE,CONNECTION device 2>/dev/null | sed -n 's/^ovs-interface:connecting (prepare)://p' | head -n1)
     if [ -n "$c" ]; then n=$((n+1)); else n=0; fi
     if [ "$n" -ge 10 ]; then
-        echo "harness: NetworkManager left ovs-interface $c in prepare for 5 s (NetworkManager 1.42 bug, fixed upstream: RHEL-50747); activating it again"
+        echo "harness: NetworkManager left ovs-interface $c in prepare for 5 s (NetworkManager 1.42 bug RHEL-50747); activating it again"
         nmcli connection up id "$c"
         n=0
     fi

@@ -40,18 +40,22 @@ impl Totals {
 /// its message, shortened to its head and tail: a failed boot's message is one line carrying
 /// the boot's journal, whose last lines say what the boot was waiting for.
 #[derive(Debug, Default)]
-struct Panics(Vec<String>);
+struct Panics {
+    found: Vec<String>,
+    /// The last line was a `panicked at` line: the next one is its message.
+    awaiting_message: bool,
+}
 
 impl Panics {
     const HEAD_CHARS: usize = 200;
     const TAIL_CHARS: usize = 600;
 
     fn add_line(&mut self, line: &str) {
+        let awaiting = std::mem::take(&mut self.awaiting_message);
         if line.starts_with("thread '") && line.contains("panicked at") {
-            self.0.push(line.trim_end_matches(':').to_owned());
-        } else if let Some(last) = self.0.last_mut()
-            && last.ends_with(|c: char| c.is_ascii_digit())
-        {
+            self.found.push(line.trim_end_matches(':').to_owned());
+            self.awaiting_message = true;
+        } else if awaiting && let Some(last) = self.found.last_mut() {
             let chars: Vec<char> = line.chars().collect();
             last.push_str(": ");
             if chars.len() <= Self::HEAD_CHARS + Self::TAIL_CHARS {
@@ -101,7 +105,7 @@ pub fn run() -> anyhow::Result<()> {
     let status = child.wait()?;
     // Each failure's first words again, next to the closing line, where a reader of the tail
     // of a long log finds them.
-    for p in &panics.0 {
+    for p in &panics.found {
         println!("failed: {p}");
     }
     // The closing line CI reads: every test binary's counts together.
@@ -154,15 +158,16 @@ mod tests {
         ));
         p.add_line("--- its journal");
         p.add_line("thread 'other' panicked at xtask/tests/day2.rs:12:5:");
-        p.add_line("assertion failed");
-        assert_eq!(p.0.len(), 2);
-        assert!(p.0[0].starts_with(
+        p.add_line("assertion failed: left == 5");
+        p.add_line("a second line of the message, not repeated");
+        assert_eq!(p.found.len(), 2);
+        assert!(p.found[0].starts_with(
             "thread 'boots' (123) panicked at integration/src/node_boot.rs:394:21: called"
         ));
-        assert!(p.0[0].ends_with(&format!("x [...] {}", "y".repeat(600))));
+        assert!(p.found[0].ends_with(&format!("x [...] {}", "y".repeat(600))));
         assert_eq!(
-            p.0[1],
-            "thread 'other' panicked at xtask/tests/day2.rs:12:5: assertion failed"
+            p.found[1],
+            "thread 'other' panicked at xtask/tests/day2.rs:12:5: assertion failed: left == 5"
         );
     }
 

@@ -288,32 +288,51 @@ impl Node {
         up && route.contains(&format!("dev {dev}"))
     }
 
-    /// Watches br-ex's tap while a configurator runs: harness-only healing of the other half of
-    /// the userspace-datapath artifact (reference harness §3.4, "occasionally the tap stays
-    /// DOWN"): vswitchd's MAC flap can leave the tap administratively down, and NM's DHCP client
-    /// then waits out its 45 s on a dead link. A tap seen down on two polls 250 ms apart is set
-    /// up again; the count is reported so tests can show when it happened.
+    /// Watches br-ex's tap while a configurator runs: harness-only healing of the
+    /// userspace-datapath artifact (reference harness §3.4): vswitchd takes the tap down and up
+    /// to set its MAC. That can leave the tap administratively down (NM's DHCP client then waits
+    /// out its 45 s on a dead link), and when it overlaps NM's IP setup the kernel flushes
+    /// br-ex's routes, which NM 1.42 never adds again (the configurator then rightly fails its
+    /// check for the default route). A tap seen down on two polls 250 ms apart is set up again;
+    /// an address without any route for 1 s gets the link set up and `nmcli device reapply`
+    /// (as [`Self::heal_br_ex`]). The count is reported so tests can show when it happened.
     pub fn guard_br_ex_tap(&self) -> TapGuard {
         let stop = Arc::new(AtomicBool::new(false));
         let healed = Arc::new(AtomicUsize::new(0));
         let ns = self.ns.name().to_owned();
+        let bus = self.nm.bus_address().to_owned();
         let (s, h) = (stop.clone(), healed.clone());
         let thread = std::thread::spawn(move || {
-            let mut down_polls = 0;
-            while !s.load(Ordering::Relaxed) {
-                let link = output(
+            let ip = |args: &[&str]| {
+                output(
                     std::process::Command::new("ip")
-                        .args(["-n", &ns, "-o", "link", "show", "br-ex"]),
-                );
+                        .args(["-n", &ns])
+                        .args(args),
+                )
+            };
+            let (mut down_polls, mut bare_polls) = (0, 0);
+            while !s.load(Ordering::Relaxed) {
+                let link = ip(&["-o", "link", "show", "br-ex"]);
                 let admin_down = link.is_ok_and(|l| !l.contains(",UP") && !l.contains("<UP"));
                 down_polls = if admin_down { down_polls + 1 } else { 0 };
-                if down_polls >= 2 {
-                    let _ = output(
-                        std::process::Command::new("ip")
-                            .args(["-n", &ns, "link", "set", "br-ex", "up"]),
-                    );
+                let bare = !admin_down
+                    && ip(&[
+                        "-4", "-o", "addr", "show", "dev", "br-ex", "scope", "global",
+                    ])
+                    .is_ok_and(|a| a.lines().any(|l| !l.contains("/32 ")))
+                    && ip(&["route", "show", "dev", "br-ex"]).is_ok_and(|r| r.trim().is_empty());
+                bare_polls = if bare { bare_polls + 1 } else { 0 };
+                if down_polls >= 2 || bare_polls >= 4 {
+                    let _ = ip(&["link", "set", "br-ex", "up"]);
+                    if bare_polls >= 4 {
+                        let _ = output(
+                            std::process::Command::new("nmcli")
+                                .env("DBUS_SYSTEM_BUS_ADDRESS", &bus)
+                                .args(["device", "reapply", "br-ex"]),
+                        );
+                    }
                     h.fetch_add(1, Ordering::Relaxed);
-                    down_polls = 0;
+                    (down_polls, bare_polls) = (0, 0);
                 }
                 std::thread::sleep(Duration::from_millis(250));
             }
@@ -358,7 +377,7 @@ pub struct TapGuard {
 }
 
 impl TapGuard {
-    /// How many times the tap had to be set up again.
+    /// How many times br-ex had to be healed.
     pub fn healed(&self) -> usize {
         self.healed.load(Ordering::Relaxed)
     }

@@ -56,23 +56,45 @@ pub const NM_CONF: &str = "[main]\nplugins=keyfile\nauth-polkit=false\ndhcp=inte
     rc-manager=unmanaged\nno-auto-default=*\nhostname-mode=none\nsystemd-resolved=false\n\
     [logging]\nlevel=INFO\n";
 
-/// Harness-only healing of a bug of Debian's NetworkManager 1.42 (RHEL-50747, which nmstate's
-/// PR 2739 reports fixed in NetworkManager in October 2024): with nmstate's profiles
-/// (`autoconnect-ports` on the bridge and the port, as nmstate 2.2 writes them), NM autoconnects
-/// `br-ex-port` twice at startup and can leave the ovs-interface's activation waiting in
-/// "prepare" for a port activation it already replaced, for ever. Seen on reboots of a
-/// declarative node under load (the rows NM's previous run left in OVSDB make it start with the
-/// bridge's devices). When an ovs-interface stays in prepare for 5 s, this says so in the
-/// journal and activates its profile again; a healthy activation leaves prepare within
-/// milliseconds, so nothing else is ever touched.
-const NM_OVS_HEAL: &str = r#"n=0
+/// Harness-only healing of two things a node's NetworkManager and OVS never do:
+/// - A bug of Debian's NetworkManager 1.42 (RHEL-50747, which nmstate's PR 2739 reports fixed in
+///   NetworkManager in October 2024): with nmstate's profiles (`autoconnect-ports` on the bridge
+///   and the port, as nmstate 2.2 writes them), NM autoconnects `br-ex-port` twice at startup
+///   and can leave the ovs-interface's activation waiting in "prepare" for a port activation it
+///   already replaced, for ever. Seen on reboots of a declarative node under load (the rows NM's
+///   previous run left in OVSDB make it start with the bridge's devices). When an ovs-interface
+///   stays in prepare for 5 s, this activates its profile again; a healthy activation leaves
+///   prepare within milliseconds.
+/// - The userspace datapath's route loss (reference harness §3.4): ovs-vswitchd takes the
+///   ovs-interface's tap down and up to set its MAC, and when that overlaps NM's IP setup the
+///   kernel flushes the routes, which NM 1.42 never adds again: br-ex is "connected" with its
+///   address and no route at all, so nothing reaches the gateway. Seen on declarative reboots
+///   under load (there no configurator checks the route: the profiles are applied already). When
+///   a connected ovs-interface has an IPv4 prefix but no route for 1 s, this sets its link up
+///   and reapplies the device, as the cluster harness does. NM itself always adds the prefix
+///   route with the address, so a healthy device is never touched.
+///
+/// Each heal says so in the journal (`harness-nm-ovs-heal`).
+const NM_OVS_HEAL: &str = r#"stuck=0 bare=0
 while :; do
-    c=$(nmcli -t -f TYPE,STATE,CONNECTION device 2>/dev/null | sed -n 's/^ovs-interface:connecting (prepare)://p' | head -n1)
-    if [ -n "$c" ]; then n=$((n+1)); else n=0; fi
-    if [ "$n" -ge 10 ]; then
+    devices=$(nmcli -t -f TYPE,STATE,CONNECTION,DEVICE device 2>/dev/null)
+    c=$(printf '%s\n' "$devices" | sed -n 's/^ovs-interface:connecting (prepare):\(.*\):.*/\1/p' | head -n1)
+    if [ -n "$c" ]; then stuck=$((stuck+1)); else stuck=0; fi
+    if [ "$stuck" -ge 10 ]; then
         echo "harness: NetworkManager left ovs-interface $c in prepare for 5 s (NetworkManager 1.42 bug RHEL-50747); activating it again"
         nmcli connection up id "$c"
-        n=0
+        stuck=0
+    fi
+    d=
+    for i in $(printf '%s\n' "$devices" | sed -n 's/^ovs-interface:connected:.*:\(.*\)/\1/p'); do
+        if ip -4 -o addr show dev "$i" scope global | grep -qv '/32 ' && [ -z "$(ip route show dev "$i")" ]; then d=$i; fi
+    done
+    if [ -n "$d" ]; then bare=$((bare+1)); else bare=0; fi
+    if [ "$bare" -ge 2 ]; then
+        echo "harness: $d lost its routes to the userspace datapath's MAC flap; setting it up and reapplying it"
+        ip link set "$d" up
+        nmcli device reapply "$d"
+        bare=0
     fi
     sleep 0.5
 done
@@ -97,7 +119,7 @@ pub fn stand_ins() -> Vec<(String, String)> {
         ),
         (
             "harness-nm-ovs-heal.service".into(),
-            "[Unit]\nDescription=harness: heals NetworkManager 1.42's stuck ovs-interface activation\n\
+            "[Unit]\nDescription=harness: heals NetworkManager 1.42 and the userspace datapath (stuck activation, lost routes)\n\
              After=NetworkManager.service\nBindsTo=NetworkManager.service\n\
              [Service]\nExecStart=/bin/sh /harness/nm/ovs-heal.sh\nSyslogIdentifier=harness-nm-ovs-heal\n"
                 .into(),
@@ -346,7 +368,9 @@ impl NodeBoot {
     pub fn boot_then(&self, ready: &str, then: &str) -> BootResult {
         self.boot_with(
             &format!(
-                "i=0; until {{ {ready}; }} || [ $i -ge 180 ]; do sleep 0.5; i=$((i+1)); done\n{then}"
+                "i=0; until {{ {ready}; }} || [ $i -ge 180 ]; do sleep 0.5; i=$((i+1)); done\n\
+                 if {{ {ready}; }}; then echo \"held after $i polls\"; \
+                 else echo \"did not hold within 90 s\"; fi > /harness-out/ready\n{then}"
             ),
             Duration::from_secs(120),
         )
@@ -426,7 +450,16 @@ impl NodeBoot {
             usr_overlay: Some(&self.path("root/usr")),
             ..Boot::default()
         };
-        boot.boot().unwrap()
+        let r = boot.boot().unwrap();
+        // Tests show when the harness had to heal its own artifacts.
+        for l in r
+            .journal
+            .lines()
+            .filter(|l| l.contains("harness-nm-ovs-heal["))
+        {
+            eprintln!("{l}");
+        }
+        r
     }
 }
 
@@ -477,8 +510,10 @@ pub fn default_via(r: &BootResult, dev: &str) -> bool {
 
 pub fn context(r: &BootResult) -> String {
     format!(
-        "{:#?}\n--- addr\n{}--- route\n{}--- journal (ours and NM)\n{}",
+        "{:#?}\n--- ready condition: {}--- link\n{}--- addr\n{}--- route\n{}--- journal (ours and NM)\n{}",
         r.units,
+        r.file("ready"),
+        r.file("link"),
         r.file("addr"),
         r.file("route"),
         r.journal

@@ -305,4 +305,6 @@ fn a_new_cluster_yml_is_applied_once_on_the_next_boot() {
         "not applied again\n{ctx}"
     );
     assert!(carries(&r, "br-ex", &ip), "{ctx}");
+    assert!(default_via(&r, "br-ex"), "{ctx}");
+    assert_eq!(r.prop("kubelet.service", "ActiveState"), "active", "{ctx}");
 }

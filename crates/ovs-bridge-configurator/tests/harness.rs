@@ -85,7 +85,7 @@ impl Case {
             .unwrap();
         if guard.healed() > 0 {
             eprintln!(
-                "harness: br-ex's tap set up again {} time(s)",
+                "harness: br-ex healed {} time(s) (tap left down, or routes lost to its MAC flap)",
                 guard.healed()
             );
         }
@@ -385,7 +385,8 @@ fn a_reboot_rebuilds_cleanly() {
     }
     let mut c = Case::new(true);
     c.write_primary_ip();
-    assert!(c.run(&["apply"]).status.success());
+    let o = c.run(&["apply"]);
+    assert!(o.status.success(), "{}", c.context(&o));
     // Reboot: /run is empty again (NM's in-memory profiles, the boot marker); OVSDB and /etc stay.
     let _ = fs::remove_file(c.node.view.run_dir().join("configure-ovs-boot-done"));
     c.node.nm.restart().unwrap();
@@ -829,7 +830,8 @@ fn a_malformed_nmstate_file_is_one_clear_error_and_changes_nothing() {
     let c = Case::new(true);
     c.write_primary_ip();
     // br-ex built automatically, then a malformed file appears.
-    assert!(c.run(&["apply"]).status.success());
+    let o = c.run(&["apply"]);
+    assert!(o.status.success(), "{}", c.context(&o));
     let dir = c.etc.join("nmstate/openshift");
     fs::create_dir_all(&dir).unwrap();
     fs::write(
@@ -889,7 +891,8 @@ fn plan_changes_nothing_status_reports_and_rollback_restores() {
     assert_eq!(profiles(), before, "plan touched nothing");
     assert!(c.node.ovs.vsctl(&["list-br"]).unwrap().is_empty());
 
-    assert!(c.run(&["apply", "--persist"]).status.success());
+    let o = c.run(&["apply", "--persist"]);
+    assert!(o.status.success(), "{}", c.context(&o));
     let status = String::from_utf8_lossy(&c.run(&["status"]).stdout).into_owned();
     assert!(
         status.contains("mode: ovs-bridge-configurator (automatic)"),
@@ -1256,7 +1259,8 @@ fn collect_gathers_the_host_network_with_secrets_redacted() {
     }
     let c = Case::new(true);
     c.write_primary_ip();
-    assert!(c.run(&["apply"]).status.success());
+    let o = c.run(&["apply"]);
+    assert!(o.status.success(), "{}", c.context(&o));
     // A persistent profile with a secret, and a troubleshooting copy from an earlier failure.
     c.node
         .nm

@@ -185,17 +185,28 @@ fn rolling_restarts_under_traffic_lose_nothing_but_one_failover() {
     std::thread::sleep(Duration::from_secs(1));
     // Who holds the API VIP, sampled every 50 ms: the moves keepalived's restart caused.
     let done = AtomicBool::new(false);
-    let moves = std::thread::scope(|s| {
+    // And the client's neighbour entry for it, with when it changed: what a lost ping saw.
+    let (moves, neighbour) = std::thread::scope(|s| {
         let sampler = s.spawn(|| {
+            let t0 = Instant::now();
             let mut seen: Vec<Vec<u8>> = vec![vec![api]];
+            let mut neighbour: Vec<String> = Vec::new();
             while !done.load(Ordering::Relaxed) {
                 let now = c.holders(API_VIP);
                 if seen.last() != Some(&now) {
                     seen.push(now);
                 }
+                let entry = c.up.ns.ip(&["neigh", "show", API_VIP]).unwrap_or_default();
+                if neighbour.last().is_none_or(|l| !l.ends_with(entry.trim())) {
+                    neighbour.push(format!(
+                        "{:.2} s {}",
+                        t0.elapsed().as_secs_f64(),
+                        entry.trim()
+                    ));
+                }
                 std::thread::sleep(Duration::from_millis(50));
             }
-            seen
+            (seen, neighbour)
         });
         let holder = &c.nodes[usize::from(api) - 1];
         holder.stop_keepalived();
@@ -219,7 +230,24 @@ fn rolling_restarts_under_traffic_lose_nothing_but_one_failover() {
     for (vip, l) in lost {
         let gap = l as f64 * interval;
         eprintln!("{vip}: {gap:.2} s without answers");
-        assert!(gap < 4.0, "{vip}: {l} pings lost");
+        assert!(
+            gap < 4.0,
+            "{vip}: {l} pings lost\nthe client's entry for {API_VIP}:\n{}\n{}",
+            neighbour.join("\n"),
+            c.nodes
+                .iter()
+                .map(|n| format!(
+                    "--- node{}: {}{}",
+                    n.index,
+                    n.node
+                        .ns
+                        .ip(&["-br", "link", "show", "br-ex"])
+                        .unwrap_or_default(),
+                    n.keepalived_log(40)
+                ))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
     }
     c.wait_single_holder(API_VIP, Duration::from_secs(20))
         .unwrap();

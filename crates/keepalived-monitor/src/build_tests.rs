@@ -95,7 +95,7 @@ fn scenario_a_master_unicast() {
     )
     .unwrap();
     assert!(text.starts_with(
-        "global_defs {\n    enable_script_security\n    script_user root\n    max_auto_priority -1\n    vrrp_garp_master_refresh 60\n}\n"
+        "global_defs {\n    enable_script_security\n    script_user root\n    max_auto_priority -1\n    vrrp_garp_master_refresh 60\n    vrrp_garp_master_delay 1\n}\n"
     ));
     assert!(text.contains(
         "\nvrrp_instance ostest_API_0 {\n    state BACKUP\n    interface br-ex\n    virtual_router_id 14\n    priority 40\n    advert_int 1\n    \

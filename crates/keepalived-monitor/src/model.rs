@@ -76,9 +76,17 @@ impl Keepalived {
         for n in &self.notes {
             let _ = writeln!(o, "# {n}");
         }
+        // Deliberately one line more than upstream's global_defs: `vrrp_garp_master_delay 1`
+        // (keepalived's default is 5 s). Every master node has the same priority when healthy,
+        // so when the holder hands a VIP over (priority 0 on SIGTERM), two backups time out at
+        // the same moment and both become master; the one with the lower address backs off at
+        // the next advert, but its gratuitous ARPs may reach a client last, and the client then
+        // sends to it until the winner's second burst. Measured in the rolling-restart test:
+        // 5.1 s without answers from the API VIP in 1 of 4 runs with upstream's 5 s. With 1 s
+        // the winner corrects the client after one second.
         o.push_str(
             "global_defs {\n    enable_script_security\n    script_user root\n    max_auto_priority -1\n    \
-             vrrp_garp_master_refresh 60\n}\n",
+             vrrp_garp_master_refresh 60\n    vrrp_garp_master_delay 1\n}\n",
         );
         for (name, s) in &self.scripts {
             let _ = write!(

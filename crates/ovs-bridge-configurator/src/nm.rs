@@ -289,6 +289,9 @@ pub enum NmError {
 
 const NM_NAME: &str = "org.freedesktop.NetworkManager";
 
+/// How long a failed run waits for a restarting NetworkManager before it cleans up.
+const RESTART_WAIT: Duration = Duration::from_secs(30);
+
 /// NetworkManager's unique bus name now, or its well-known name when it is not running.
 async fn current_owner(conn: &Connection) -> zbus::names::OwnedBusName {
     let well_known = || zbus::names::OwnedBusName::try_from(NM_NAME).expect("a valid bus name");
@@ -360,16 +363,36 @@ impl Nm {
 
     /// After a failure: whether NetworkManager was restarted since this run connected; if so,
     /// later calls go to the new process (whose paths this run must look up afresh, by UUID).
+    /// A failure seen while NetworkManager is between processes (a restart's stop noticed
+    /// through the checkpoint's extension) waits up to [`RESTART_WAIT`] for the new process to
+    /// own its name and answer for its profiles: asked earlier, the clean-up found no one to
+    /// remove this run's profiles from and left them behind.
     pub async fn follow_restart(&self) -> bool {
-        let now = current_owner(&self.conn).await;
-        let mut owner = self
-            .owner
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if *owner == now || now.as_str() == NM_NAME {
-            return false;
+        let deadline = tokio::time::Instant::now() + RESTART_WAIT;
+        let mut now = current_owner(&self.conn).await;
+        while now.as_str() == NM_NAME && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            now = current_owner(&self.conn).await;
         }
-        *owner = now;
+        {
+            let mut owner = self
+                .owner
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if *owner == now || now.as_str() == NM_NAME {
+                return false;
+            }
+            *owner = now;
+        }
+        // The new process owns its name before it exports its settings.
+        while tokio::time::Instant::now() < deadline {
+            if let Ok(s) = self.settings().await
+                && s.list_connections().await.is_ok()
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
         true
     }
 

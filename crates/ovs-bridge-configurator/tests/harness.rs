@@ -1080,7 +1080,7 @@ fn network_manager_restarted_mid_apply_leaves_the_users_profiles_and_the_uplink(
     }
     assert!(
         !after.lines().any(|n| n.starts_with("ovs-") || n == "br-ex"),
-        "{after}"
+        "{after}\n{err}"
     );
     assert!(
         wait_for(Duration::from_secs(20), || c.ens3_has_node_ip()),

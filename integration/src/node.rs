@@ -323,13 +323,10 @@ impl Node {
                     && ip(&["route", "show", "dev", "br-ex"]).is_ok_and(|r| r.trim().is_empty());
                 bare_polls = if bare { bare_polls + 1 } else { 0 };
                 if down_polls >= 2 || bare_polls >= 4 {
-                    let _ = ip(&["link", "set", "br-ex", "up"]);
                     if bare_polls >= 4 {
-                        let _ = output(
-                            std::process::Command::new("nmcli")
-                                .env("DBUS_SYSTEM_BUS_ADDRESS", &bus)
-                                .args(["device", "reapply", "br-ex"]),
-                        );
+                        reapply_br_ex(&ns, &bus);
+                    } else {
+                        let _ = ip(&["link", "set", "br-ex", "up"]);
                     }
                     h.fetch_add(1, Ordering::Relaxed);
                     (down_polls, bare_polls) = (0, 0);
@@ -354,8 +351,7 @@ impl Node {
             }) {
                 return Ok(());
             }
-            self.ns.ip(&["link", "set", "br-ex", "up"])?;
-            let _ = self.nm.nmcli(&["device", "reapply", "br-ex"]);
+            reapply_br_ex(self.ns.name(), self.nm.bus_address());
         }
         if self.has_default_route_via("br-ex") {
             Ok(())
@@ -366,6 +362,18 @@ impl Node {
             ))
         }
     }
+}
+
+/// br-ex's tap set up and the device reapplied, in namespace `ns` with NetworkManager on `bus`:
+/// NM adds br-ex's routes again after the userspace datapath's MAC flap flushed them. Errors are
+/// left to the caller's next look at the routes.
+fn reapply_br_ex(ns: &str, bus: &str) {
+    let _ = output(std::process::Command::new("ip").args(["-n", ns, "link", "set", "br-ex", "up"]));
+    let _ = output(
+        std::process::Command::new("nmcli")
+            .env("DBUS_SYSTEM_BUS_ADDRESS", bus)
+            .args(["device", "reapply", "br-ex"]),
+    );
 }
 
 /// Stops watching br-ex's tap when dropped (see [`Node::guard_br_ex_tap`]).

@@ -368,9 +368,9 @@ impl NodeBoot {
     pub fn boot_then(&self, ready: &str, then: &str) -> BootResult {
         self.boot_with(
             &format!(
-                "i=0; until {{ {ready}; }} || [ $i -ge 180 ]; do sleep 0.5; i=$((i+1)); done\n\
-                 if {{ {ready}; }}; then echo \"held after $i polls\"; \
-                 else echo \"did not hold within 90 s\"; fi > /harness-out/ready\n{then}"
+                "i=0; until {{ {ready}; }} && echo \"held after $i polls of 0.5 s\" > /harness-out/ready; do \
+                 [ $i -ge 180 ] && {{ echo \"did not hold within 90 s\" > /harness-out/ready; break; }}; \
+                 sleep 0.5; i=$((i+1)); done\n{then}"
             ),
             Duration::from_secs(120),
         )

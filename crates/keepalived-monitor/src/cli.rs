@@ -39,8 +39,14 @@ pub struct SettingsArgs {
     /// TOML settings [default: /etc/keepalived-monitor/config.toml if present].
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
+    /// The cluster's name (the VRIDs and instance names derive from it) [default: the first
+    /// label of --base-domain].
     #[arg(long, value_name = "NAME")]
     pub cluster_name: Option<String>,
+    /// `<cluster name>.<base domain>` (MCO's `DNS.Spec.BaseDomain`), used when no cluster name
+    /// is given.
+    #[arg(long, value_name = "DOMAIN")]
+    pub base_domain: Option<String>,
     #[arg(long, value_enum)]
     pub role: Option<Role>,
     /// API VIPs (one per family).

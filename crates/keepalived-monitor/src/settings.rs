@@ -48,6 +48,7 @@ pub enum Reload {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct ConfigFile {
     cluster_name: Option<String>,
+    base_domain: Option<String>,
     role: Option<Role>,
     api_vips: Option<Vec<IpAddr>>,
     ingress_vips: Option<Vec<IpAddr>>,
@@ -172,27 +173,52 @@ impl Settings {
     }
 }
 
+/// The cluster name: `cluster-name`, else the first label of `base-domain` (MCO's
+/// `DNS.Spec.BaseDomain` is `<cluster name>.<base domain>`, and runtimecfg takes the same label
+/// from `api-int.<name>.<domain>`). MCO's template engine has no string split, so its template
+/// passes the domain and the name is derived here.
+fn cluster_name(
+    args: &SettingsArgs,
+    cfg: &ConfigFile,
+    origin: &dyn Fn(&str) -> String,
+) -> Result<String, UsageError> {
+    let valid = |name: &str| {
+        !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    };
+    if let Some(name) = args.cluster_name.as_ref().or(cfg.cluster_name.as_ref()) {
+        if !valid(name) {
+            return Err(UsageError(format!(
+                "invalid {} {name:?}: a cluster name of letters, digits and '-' is required",
+                origin("cluster-name")
+            )));
+        }
+        return Ok(name.clone());
+    }
+    let Some(domain) = args.base_domain.as_ref().or(cfg.base_domain.as_ref()) else {
+        return Err(UsageError(format!(
+            "no cluster name: set {} or {}",
+            origin("cluster-name"),
+            origin("base-domain")
+        )));
+    };
+    let first = domain.split('.').next().unwrap_or_default();
+    if !valid(first) || !domain.contains('.') {
+        return Err(UsageError(format!(
+            "invalid {} {domain:?}: expected <cluster name>.<domain>, the cluster name of \
+             letters, digits and '-'",
+            origin("base-domain")
+        )));
+    }
+    Ok(first.to_owned())
+}
+
 pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, UsageError> {
     let (cfg, path): (ConfigFile, _) = load_config(args.config.as_deref(), default_config)?;
     let origin = |key: &str| match &path {
         Some(p) => format!("{key} in {}", p.display()),
         None => format!("--{key}"),
     };
-    let cluster_name = args
-        .cluster_name
-        .clone()
-        .or(cfg.cluster_name)
-        .unwrap_or_default();
-    if cluster_name.is_empty()
-        || !cluster_name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
-    {
-        return Err(UsageError(format!(
-            "invalid {} {cluster_name:?}: a cluster name of letters, digits and '-' is required",
-            origin("cluster-name")
-        )));
-    }
+    let cluster_name = cluster_name(args, &cfg, &origin)?;
     let api_vips = if args.api_vips.is_empty() {
         cfg.api_vips.unwrap_or_default()
     } else {
@@ -346,6 +372,37 @@ mod tests {
         let s = resolve_with(BASE, &["--role", "worker", "--peers", "/p.toml"]).unwrap();
         assert_eq!(s.role, Role::Worker, "flags win");
         assert_eq!(s.peers, PeerSource::File("/p.toml".into()));
+    }
+
+    #[test]
+    fn the_cluster_name_comes_from_the_base_domain_unless_given() {
+        let vip = "api-vips = [\"192.0.2.5\"]\n";
+        let s = resolve_with(
+            &format!("base-domain = \"ostest.test.metalkube.org\"\n{vip}"),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(s.cluster_name, "ostest");
+        let s = resolve_with(
+            &format!("base-domain = \"ostest.example.org\"\ncluster-name = \"other\"\n{vip}"),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(s.cluster_name, "other", "an explicit name wins");
+        let s = resolve_with(vip, &["--base-domain", "flagged.example.org"]).unwrap();
+        assert_eq!(s.cluster_name, "flagged");
+        for bad in ["example", ".example.org", "a_b.example.org", ""] {
+            let e = resolve_with(&format!("base-domain = \"{bad}\"\n{vip}"), &[]).unwrap_err();
+            assert!(
+                e.starts_with("invalid base-domain in ") && e.contains(&format!("{bad:?}")),
+                "{bad}: {e}"
+            );
+        }
+        let e = resolve_with(vip, &[]).unwrap_err();
+        assert!(
+            e.starts_with("no cluster name: set cluster-name in "),
+            "{e}"
+        );
     }
 
     #[test]

@@ -37,6 +37,14 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             Command::Show { all, json, .. } => show(&settings, *all, *json).await,
             Command::Set { .. } => set(&settings).await,
             Command::Explain { .. } => explain(&settings).await,
+            Command::EnableForwarding { .. } if !settings.has_vips() => {
+                // Upstream runs configure-ip-forwarding.sh only in its on-prem (VIP) unit, for
+                // keepalived; its vSphere UPI unit, which this one also replaces, does not.
+                tracing::info!(
+                    "no VIPs configured: keepalived does not run here, forwarding left as it is"
+                );
+                Ok(ExitCode::SUCCESS)
+            }
             Command::EnableForwarding { .. } => {
                 let primary = settings.files.primary_ip();
                 let interface = forwarding::enable(&primary).await?;

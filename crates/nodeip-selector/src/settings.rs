@@ -51,6 +51,15 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// VIPs are configured (the on-prem IPI unit's positional addresses); without them
+    /// (vSphere UPI) keepalived does not run on the node.
+    pub fn has_vips(&self) -> bool {
+        self.request
+            .targets
+            .iter()
+            .any(|t| t.role == TargetRole::Vip)
+    }
+
     /// Upstream's remote-worker rule: VIPs (or a hint) were given, none matched, the load
     /// balancer is OpenShift-managed and the platform is bare metal.
     pub fn is_remote_worker(&self, matched_vips: bool) -> bool {

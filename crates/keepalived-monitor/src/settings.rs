@@ -242,9 +242,11 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
     // a node with no VIP at all (vSphere UPI, where MCO's templates find none) is valid.
     let user_managed_lb = cfg.user_managed_lb.unwrap_or(false);
     if !user_managed_lb && api_vips.is_empty() && ingress_vips.is_empty() {
-        return Err(UsageError(
-            "no API or ingress VIP configured (api-vips, ingress-vips)".into(),
-        ));
+        return Err(UsageError(format!(
+            "no API or ingress VIP configured ({}, {})",
+            origin("api-vips"),
+            origin("ingress-vips")
+        )));
     }
     let reload = match args.reload.or(cfg.reload).unwrap_or(ReloadMethod::Systemd) {
         ReloadMethod::Systemd => Reload::Systemd,

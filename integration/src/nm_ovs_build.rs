@@ -2,9 +2,12 @@
 //! inputs of that build (its cache key).
 //!
 //! Debian builds NetworkManager without OVS support, so the harness uses Debian's own source
-//! package, built with production paths (`/run/NetworkManager`, `/run/openvswitch/db.sock`) and
-//! the environment-gated changes in `nm-ovs/harness.patch` that make OVS's userspace datapath
-//! behave like the kernel one. With the `HARNESS_NM_*` variables unset it behaves as upstream.
+//! package of the release production runs (RHCOS 4.20 on RHEL 9.6: NetworkManager 1.52), from
+//! Debian 13's source (Debian 12 has 1.42), built with production paths (`/run/NetworkManager`,
+//! `/run/openvswitch/db.sock`), team support, and the environment-gated changes in
+//! `nm-ovs/harness.patch` that put OVS's userspace datapath under profiles that name none (this
+//! kernel has no `openvswitch` module). With the `HARNESS_NM_*` variables unset it behaves as
+//! upstream.
 
 use std::path::PathBuf;
 
@@ -16,6 +19,13 @@ pub fn current() -> PathBuf {
     PathBuf::from(CACHE_ROOT).join("nm-ovs")
 }
 
+/// The Debian source package built: the newest NetworkManager 1.52 Debian's registry serves,
+/// pinned here and nowhere else.
+pub const VERSION: &str = "1.52.1-1";
+
+/// The Debian suite whose `deb-src` index carries [`VERSION`].
+pub const SUITE: &str = "trixie";
+
 /// The harness changes, applied with `patch -p1` to the unpacked Debian source.
 pub const PATCH: &str = include_str!("../nm-ovs/harness.patch");
 
@@ -23,6 +33,7 @@ pub const PATCH: &str = include_str!("../nm-ovs/harness.patch");
 pub const MESON_OPTIONS: &[&str] = &[
     "--sysconfdir=/etc",
     "--localstatedir=/var",
+    "-Druntime_dir=/run",
     "-Dovs=true",
     "-Dnmcli=false",
     "-Dnmtui=false",
@@ -42,7 +53,7 @@ pub const MESON_OPTIONS: &[&str] = &[
     "-Dlibaudit=no",
     "-Dsession_tracking=no",
     "-Dsession_tracking_consolekit=false",
-    "-Dsuspend_resume=upower",
+    "-Dsuspend_resume=auto",
     "-Dsystemd_journal=false",
     "-Dpolkit=false",
     "-Debpf=false",
@@ -53,16 +64,17 @@ pub const MESON_OPTIONS: &[&str] = &[
     "-Dsystemdsystemunitdir=no",
     "-Dudev_dir=no",
     "-Dmore_asserts=no",
-    "-Dteamdctl=false",
+    "-Dteamdctl=true",
     "-Dnm_cloud_setup=false",
     "-Dbluez5_dun=false",
     "-Dofono=false",
     "-Diwd=false",
 ];
 
-/// The build directory name for a Debian `version`: a change of version, patch or options
-/// gives a new directory, so a stale build is never reused.
-pub fn build_name(version: &str) -> String {
+/// The build directory name: a change of version, patch or options gives a new directory, so a
+/// stale build is never reused.
+pub fn build_name() -> String {
+    let version = VERSION;
     // FNV-1a: tiny, stable across Rust releases (unlike `DefaultHasher`).
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in version

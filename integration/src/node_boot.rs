@@ -56,8 +56,11 @@ pub const NM_CONF: &str = "[main]\nplugins=keyfile\nauth-polkit=false\ndhcp=inte
     rc-manager=unmanaged\nno-auto-default=*\nhostname-mode=none\nsystemd-resolved=false\n\
     [logging]\nlevel=INFO\n";
 
-/// Harness-only healing of two things a node's NetworkManager and OVS never do:
-/// - A bug of Debian's NetworkManager 1.42 (RHEL-50747, which nmstate's PR 2739 reports fixed in
+/// Harness-only healing of two things a node's NetworkManager and OVS never do. Both were seen
+/// with Debian 12's NetworkManager 1.42, which the harness ran until it moved to production's 1.52;
+/// neither was logged in the first 1.52 suite runs (2026-11-25), and each still says so in the
+/// journal if it fires:
+/// - A bug of NetworkManager 1.42 (RHEL-50747, which nmstate's PR 2739 reports fixed in
 ///   NetworkManager in October 2024): with nmstate's profiles (`autoconnect-ports` on the bridge
 ///   and the port, as nmstate 2.2 writes them), NM autoconnects `br-ex-port` twice at startup
 ///   and can leave the ovs-interface's activation waiting in "prepare" for a port activation it
@@ -81,7 +84,7 @@ while :; do
     c=$(printf '%s\n' "$devices" | sed -n 's/^ovs-interface:connecting (prepare):\(.*\):.*/\1/p' | head -n1)
     if [ -n "$c" ]; then stuck=$((stuck+1)); else stuck=0; fi
     if [ "$stuck" -ge 10 ]; then
-        echo "harness: NetworkManager left ovs-interface $c in prepare for 5 s (NetworkManager 1.42 bug RHEL-50747); activating it again"
+        echo "harness: NetworkManager left ovs-interface $c in prepare for 5 s (seen with NetworkManager 1.42: RHEL-50747); activating it again"
         nmcli connection up id "$c"
         stuck=0
     fi
@@ -119,7 +122,7 @@ pub fn stand_ins() -> Vec<(String, String)> {
         ),
         (
             "harness-nm-ovs-heal.service".into(),
-            "[Unit]\nDescription=harness: heals NetworkManager 1.42 and the userspace datapath (stuck activation, lost routes)\n\
+            "[Unit]\nDescription=harness: heals a stuck ovs-interface activation and the userspace datapath's lost routes\n\
              After=NetworkManager.service\nBindsTo=NetworkManager.service\n\
              [Service]\nExecStart=/bin/sh /harness/nm/ovs-heal.sh\nSyslogIdentifier=harness-nm-ovs-heal\n"
                 .into(),

@@ -190,10 +190,10 @@ fn units_boot_a_node_in_order() {
         "{ctx}"
     );
     // Monotonic journal timestamps of the lines holding `needle`.
-    let times = |needle: &str| -> Vec<f64> {
+    let times = |needles: &[&str]| -> Vec<f64> {
         r.journal
             .lines()
-            .filter(|l| l.contains(needle))
+            .filter(|l| needles.iter().all(|n| l.contains(n)))
             .filter_map(|l| {
                 l.trim_start_matches('[')
                     .split(']')
@@ -204,12 +204,13 @@ fn units_boot_a_node_in_order() {
             })
             .collect()
     };
-    let touched = *times("br-ex is up: touched /run/nodeip-configuration/br-ex-up")
+    let touched = *times(&["br-ex is up: touched /run/nodeip-configuration/br-ex-up"])
         .first()
         .unwrap_or_else(|| panic!("br-ex-up not touched\n{ctx}"));
     // NetworkManager activates three devices named br-ex (bridge, port, interface): the one
-    // that triggered the flag is the last activation before it.
-    let activated = times("device (br-ex): Activation: successful")
+    // that triggered the flag is the last activation before it. (NetworkManager 1.52 names
+    // each device's type in its log lines: `device (br-ex)[Open vSwitch Port]: ...`.)
+    let activated = times(&["device (br-ex)", ": Activation: successful"])
         .into_iter()
         .filter(|t| *t <= touched)
         .fold(f64::NAN, f64::max);

@@ -208,7 +208,7 @@ async fn active_bridge_profiles(nm: &Nm) -> Result<Vec<(OwnedObjectPath, String)
     Ok(out)
 }
 
-/// After a rollback: NetworkManager (1.42) restores the profiles but re-activates an OVS stack's
+/// After a rollback: NetworkManager (seen on 1.42) restores the profiles but re-activates an OVS stack's
 /// pieces at once, and the interface that carries the IP can fail on its still-activating port.
 /// Activates again, in order, whatever of the previous bridge is not active once it settled.
 async fn restore_bridges(nm: &Nm, before: &[(OwnedObjectPath, String)], s: &Settings) {

@@ -23,6 +23,8 @@ const PACKAGES: &[&str] = &[
     "ethtool",
     // RHCOS has it: systemd-hostnamed authorises resolv-prepender (root, no capability) through it
     "polkitd",
+    // team uplinks (NetworkManager's team plugin drives teamd)
+    "teamd",
 ];
 
 /// What the NetworkManager build needs on top.
@@ -39,11 +41,12 @@ const BUILD_PACKAGES: &[&str] = &[
     "libjansson-dev",
     "xsltproc",
     "libdbus-1-dev",
+    "libteam-dev", // teamdctl: team uplinks
 ];
 
 pub fn install() -> anyhow::Result<()> {
     apt::ensure(PACKAGES)?;
-    if !nm_ovs::is_current()? {
+    if !nm_ovs::is_current() {
         apt::ensure(BUILD_PACKAGES)?;
         nm_ovs::build()?;
     }

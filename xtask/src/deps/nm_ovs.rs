@@ -1,5 +1,6 @@
-//! NetworkManager with its OVS plugin, built from Debian's source package (test-harness
-//! reference §9), cached under `/var/cache/onprem-harness` keyed by version, patch and options.
+//! NetworkManager with its OVS plugin, built from Debian's source package of the pinned version
+//! (test-harness reference §9), cached under `/var/cache/onprem-harness` keyed by version,
+//! patch and options.
 
 use std::fs;
 use std::io::Write;
@@ -8,44 +9,60 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use integration::nm_ovs_build::{CACHE_ROOT, MESON_OPTIONS, PATCH, build_name, current};
+use integration::nm_ovs_build::{
+    CACHE_ROOT, MESON_OPTIONS, PATCH, SUITE, VERSION, build_name, current,
+};
 
 use crate::util::is_root;
 
 /// Marks a finished install; a crash mid-build leaves none, so the build is redone.
 const STAMP: &str = ".complete";
 
-/// The Debian version apt would install (`Candidate:` of `apt-cache policy`); on a machine
-/// whose package lists were never downloaded, downloads them first.
-fn candidate_version() -> anyhow::Result<String> {
-    let lookup = || -> anyhow::Result<Option<String>> {
-        let out = Command::new("apt-cache")
-            .args(["policy", "network-manager"])
-            .output()?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        Ok(text
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("Candidate: "))
-            .filter(|v| *v != "(none)")
-            .map(str::to_owned))
-    };
-    if let Some(v) = lookup()? {
-        return Ok(v);
-    }
-    if is_root() {
-        crate::deps::apt::update()?;
-    }
-    lookup()?.context("apt-cache knows no network-manager candidate: run apt-get update")
+fn prefix() -> PathBuf {
+    Path::new(CACHE_ROOT).join(build_name())
 }
 
-fn prefix() -> anyhow::Result<PathBuf> {
-    Ok(Path::new(CACHE_ROOT).join(build_name(&candidate_version()?)))
+/// The machine's Debian mirror (the first `deb` source that is not the security archive), so
+/// the source package comes from where its binary packages come from.
+fn debian_mirror() -> String {
+    let mut uris: Vec<String> = Vec::new();
+    if let Ok(text) = fs::read_to_string("/etc/apt/sources.list") {
+        uris.extend(text.lines().filter_map(|l| {
+            let mut words = l.trim().strip_prefix("deb ")?.split_whitespace();
+            let first = words.next()?;
+            // `deb [options] URI ...`
+            let uri = if first.starts_with('[') {
+                words.find(|w| w.contains("://"))?
+            } else {
+                first
+            };
+            Some(uri.to_owned())
+        }));
+    }
+    if let Ok(entries) = fs::read_dir("/etc/apt/sources.list.d") {
+        let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for path in paths
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "sources"))
+        {
+            let text = fs::read_to_string(path).unwrap_or_default();
+            uris.extend(text.lines().filter_map(|l| {
+                l.strip_prefix("URIs:")
+                    .and_then(|u| u.split_whitespace().next())
+                    .map(str::to_owned)
+            }));
+        }
+    }
+    uris.into_iter()
+        .find(|u| u.contains("debian") && !u.contains("security"))
+        .unwrap_or_else(|| "http://deb.debian.org/debian".into())
 }
 
 /// Whether the build for the current version, patch and options is installed and linked.
-pub fn is_current() -> anyhow::Result<bool> {
-    let p = prefix()?;
-    Ok(p.join(STAMP).exists() && fs::read_link(current()).is_ok_and(|l| l == p))
+pub fn is_current() -> bool {
+    let p = prefix();
+    p.join(STAMP).exists() && fs::read_link(current()).is_ok_and(|l| l == p)
 }
 
 /// Runs `cmd`, sending its output to `log`; on failure shows the log's tail.
@@ -74,17 +91,17 @@ pub fn build() -> anyhow::Result<()> {
     if !is_root() {
         bail!("building NetworkManager with OVS needs root (run `cargo xtask deps` as root)");
     }
-    let version = candidate_version()?;
-    let prefix = prefix()?;
+    let version = VERSION;
+    let prefix = prefix();
     let started = Instant::now();
     eprintln!(
-        "xtask deps: building NetworkManager {version} with OVS into {} (about 2 minutes)",
+        "xtask deps: building NetworkManager {version} with OVS into {} (about 5 minutes)",
         prefix.display()
     );
     fs::create_dir_all(CACHE_ROOT)?;
     let work = Path::new(CACHE_ROOT).join(format!("build-{}", std::process::id()));
     let _ = fs::remove_dir_all(&work);
-    let result = build_in(&work, &version, &prefix);
+    let result = build_in(&work, version, &prefix);
     if result.is_ok() {
         let _ = fs::remove_dir_all(&work);
         eprintln!(
@@ -106,21 +123,13 @@ fn build_in(work: &Path, version: &str, prefix: &Path) -> anyhow::Result<()> {
     for d in ["lists/partial", "arch/partial", "cache", "src", "sources.d"] {
         fs::create_dir_all(apt.join(d))?;
     }
-    // deb-src lines for the machine's own Debian mirror, in a private apt configuration.
-    let mut one_line = String::new();
-    if let Ok(text) = fs::read_to_string("/etc/apt/sources.list") {
-        for l in text.lines().filter_map(|l| l.trim().strip_prefix("deb ")) {
-            one_line.push_str(&format!("deb-src {l}\n"));
-        }
-    }
-    fs::write(apt.join("sources.list"), one_line)?;
-    for entry in fs::read_dir("/etc/apt/sources.list.d")?.flatten() {
-        let path = entry.path();
-        if path.extension().is_some_and(|e| e == "sources") {
-            let text = fs::read_to_string(&path)?.replace("Types: deb\n", "Types: deb-src\n");
-            fs::write(apt.join("sources.d").join(entry.file_name()), text)?;
-        }
-    }
+    // One deb-src line for the suite that carries the pinned version, from the machine's own
+    // mirror, in a private apt configuration (the host's sources stay as they are; apt checks
+    // the suite's signature with the host's Debian archive keyring).
+    fs::write(
+        apt.join("sources.list"),
+        format!("deb-src {} {SUITE} main\n", debian_mirror()),
+    )?;
     let d = |sub: &str| apt.join(sub).display().to_string();
     let opts = [
         format!("Dir::Etc::SourceList={}", d("sources.list")),

@@ -95,7 +95,7 @@ pub fn build() -> anyhow::Result<()> {
     let prefix = prefix();
     let started = Instant::now();
     eprintln!(
-        "xtask deps: building NetworkManager {version} with OVS into {} (about 5 minutes)",
+        "xtask deps: building NetworkManager {version} with OVS into {} (about 4 minutes)",
         prefix.display()
     );
     fs::create_dir_all(CACHE_ROOT)?;

@@ -21,6 +21,7 @@ pub mod node_boot;
 pub mod nspawn;
 pub mod ovs;
 pub mod process;
+pub mod real_kernel;
 pub mod topology;
 pub mod view;
 

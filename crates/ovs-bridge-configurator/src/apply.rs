@@ -15,6 +15,7 @@ use zbus::zvariant::OwnedObjectPath;
 use crate::nm::{self, ActiveState, DeviceState, Nm, NmError};
 use crate::ovsdb;
 use crate::plan::{self, BR_EX, BR_EX1, Files, Plan, PlanError, is_ours};
+use crate::probe;
 use crate::profile::{self as p, ProfileView, Settings as NmSettings};
 use crate::settings::Settings;
 
@@ -26,6 +27,9 @@ const IPV6_USABLE_WAIT: Duration = Duration::from_secs(60);
 const PORT_IMPLICIT_WAIT: Duration = Duration::from_secs(5);
 /// How long the routes and addresses may take to settle on the bridge after activation.
 const SETTLE_WAIT: Duration = Duration::from_secs(10);
+/// How long a default gateway may take to answer before a change for it to count as answering
+/// (one that answers does so in milliseconds).
+const GATEWAY_PROBE_BEFORE: Duration = Duration::from_secs(1);
 /// Pause between two activation attempts of one profile (upstream: `sleep 5`).
 const ACTIVATION_RETRY_WAIT: Duration = Duration::from_secs(5);
 
@@ -61,6 +65,8 @@ pub enum ApplyError {
     Uncommitted(NmError),
     #[error(transparent)]
     Declarative(#[from] crate::declarative::DeclarativeError),
+    #[error(transparent)]
+    NotForwarding(#[from] crate::probe::NotForwarding),
 }
 
 pub(crate) fn io(what: &'static str, path: &Path, error: std::io::Error) -> ApplyError {
@@ -469,10 +475,12 @@ async fn execute(
     changes: &mut ChangeStream,
     reader: &mut NetlinkReader,
 ) -> Result<(), ApplyError> {
+    let gateways = probe::default_gateways(&g.snapshot);
+    let answered = probe::answering(&gateways, GATEWAY_PROBE_BEFORE).await;
     let cp = nm.checkpoint_create(&[], s.checkpoint_timeout).await?;
     let mut added: BTreeMap<String, (OwnedObjectPath, NmSettings)> = BTreeMap::new();
     let result = tokio::select! {
-        r = steps(nm, s, g, plan, &mut added, changes, reader) => r,
+        r = steps(nm, s, g, plan, &mut added, changes, reader, &answered) => r,
         e = keep_checkpoint(nm, &cp, s.checkpoint_timeout) => Err(e),
         e = terminated() => Err(e),
     };
@@ -583,6 +591,7 @@ async fn steps(
     added: &mut BTreeMap<String, (OwnedObjectPath, NmSettings)>,
     changes: &mut ChangeStream,
     reader: &mut NetlinkReader,
+    answered: &[probe::Answered],
 ) -> Result<(), ApplyError> {
     if !plan.remove.is_empty() {
         let mut uplinks = Vec::new();
@@ -678,7 +687,10 @@ async fn steps(
     {
         return Err(ApplyError::Verify(format!("no port of {m} came up")));
     }
-    verify(plan, g, changes, reader).await
+    verify(plan, g, changes, reader).await?;
+    // Ready means forwarding: an active bond or VLAN is not yet one that carries traffic.
+    probe::await_forwarding(reader, answered, s.forwarding_timeout).await?;
+    Ok(())
 }
 
 fn is_port(settings: &NmSettings) -> bool {

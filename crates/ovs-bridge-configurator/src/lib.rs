@@ -11,6 +11,7 @@ pub mod nic;
 pub mod nm;
 pub mod ovsdb;
 pub mod plan;
+pub mod probe;
 pub mod profile;
 pub mod settings;
 pub mod troubleshoot;

@@ -24,6 +24,8 @@ pub const BR_EX1: BridgeNames = BridgeNames {
 };
 /// Suffix of re-homed bond/team port profiles.
 pub const SLAVE_CLONE_SUFFIX: &str = "-slave-ovs-clone";
+/// `NM_VLAN_FLAG_REORDER_HEADERS`: the VLAN device strips the tag before handing a frame on.
+const VLAN_REORDER_HEADERS: u32 = 1;
 
 /// One bridge's names: `<bridge>`, `ovs-port-<bridge>`, `ovs-if-<bridge>`, `ovs-port-<port>`,
 /// `ovs-if-<port>`; `metric` for its routes (below NM's defaults, so the bridge wins).
@@ -549,6 +551,16 @@ fn uplink_kind(
                 .map_or(parent, |d| d.interface.clone());
             p::set(&mut phys, "vlan", "id", id);
             p::set(&mut phys, "vlan", "parent", parent.as_str());
+            // Always REORDER_HEADERS: over D-Bus an unset vlan.flags is 0, and without it the
+            // VLAN device hands OVS's kernel datapath frames with the tag still inline, which it
+            // parses 4 bytes off, so nothing is forwarded (seen on a real kernel). configure-ovs
+            // gets the flag from nmcli's default and drops the original's other flags; we keep
+            // those (GVRP, loose binding, MVRP) and its 802.1ad protocol.
+            let flags = p::get_u32(old, "vlan", "flags").unwrap_or(0) | VLAN_REORDER_HEADERS;
+            p::set(&mut phys, "vlan", "flags", flags);
+            if let Some(protocol) = p::get_str(old, "vlan", "protocol") {
+                p::set(&mut phys, "vlan", "protocol", protocol.as_str());
+            }
             "vlan"
         }
         "bond" => {

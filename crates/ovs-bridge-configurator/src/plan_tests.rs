@@ -464,6 +464,30 @@ fn vlan_on_a_bond_named_by_uuid_gets_the_parent_device() {
         ("vlan", Some(100))
     );
     assert_eq!(p::get_str(phys, "vlan", "parent").as_deref(), Some("bond0"));
+    assert_eq!(
+        p::get_u32(phys, "vlan", "flags"),
+        Some(1),
+        "REORDER_HEADERS, which D-Bus leaves unset: without it OVS's kernel datapath forwards nothing"
+    );
+    let gvrp_qinq = profile(
+        "bond0.100",
+        "vlan-uuid",
+        "vlan",
+        "bond0.100",
+        vec![
+            ("vlan", "id", 100u32.into()),
+            ("vlan", "parent", "bond0".into()),
+            ("vlan", "flags", 2u32.into()),
+            ("vlan", "protocol", "802.1ad".into()),
+        ],
+    );
+    let plan = run(&[active(gvrp_qinq)], &devices, &snap, &Files::default()).unwrap();
+    let phys = added(&plan, "ovs-if-phys0");
+    assert_eq!(p::get_u32(phys, "vlan", "flags"), Some(3), "GVRP kept");
+    assert_eq!(
+        p::get_str(phys, "vlan", "protocol").as_deref(),
+        Some("802.1ad")
+    );
     let broken = profile(
         "v",
         "v",

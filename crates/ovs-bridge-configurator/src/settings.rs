@@ -20,6 +20,7 @@ struct ConfigFile {
     checkpoint_timeout_secs: Option<u64>,
     activation_timeout_secs: Option<u64>,
     dbus_timeout_secs: Option<u64>,
+    forwarding_timeout_secs: Option<u64>,
     activation_attempts: Option<u32>,
     run_dir: Option<PathBuf>,
     etc_dir: Option<PathBuf>,
@@ -44,6 +45,9 @@ pub struct Settings {
     pub activation_attempts: u32,
     /// Longest wait for NetworkManager's reply to one D-Bus call.
     pub dbus_timeout: Duration,
+    /// Longest wait, after a change, for the default gateways that answered before it to answer
+    /// again before the change is rolled back (see `probe`).
+    pub forwarding_timeout: Duration,
     /// Roots of `/run`, `/etc`, `/var/lib` (tests point them elsewhere).
     pub run_dir: PathBuf,
     pub etc_dir: PathBuf,
@@ -109,6 +113,10 @@ pub fn resolve(
         activation_attempts: cfg.activation_attempts.unwrap_or(10).max(1),
         // D-Bus's own default reply timeout.
         dbus_timeout: Duration::from_secs(cfg.dbus_timeout_secs.unwrap_or(25)),
+        // An 802.3ad bond forwards 3-7 s after it is up (measured on a real kernel with fast and
+        // slow LACP); 30 s leaves room for a slow partner and still rolls a dead uplink back
+        // well within the checkpoint's minute.
+        forwarding_timeout: Duration::from_secs(cfg.forwarding_timeout_secs.unwrap_or(30)),
         run_dir: args
             .run_dir
             .clone()

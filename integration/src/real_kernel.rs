@@ -1,0 +1,241 @@
+//! A node on a real Linux kernel: User-Mode Linux (Debian's `user-mode-linux`, Linux 6.1 as an
+//! ordinary process) booted over the host's root, with the kernel's bonding, team, 8021q and
+//! openvswitch modules, OVS on the kernel (`system`) datapath and the harness's NetworkManager
+//! build with none of its `HARNESS_*` switches: the kernel a node has, where this machine's own
+//! kernel has none of those modules (reference: real-kernel.md).
+//!
+//! The guest runs `uml/init.sh`: everything it writes lands on tmpfs or overlays, except one
+//! exchange directory shared with the host, through which tests hand it shell scripts and read
+//! their output, exit status and the daemons' logs. Dropping the node powers the kernel off and
+//! kills what is left of the `linux` process group; the scratch directory goes with it.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::nm_ovs_build;
+
+/// The UML kernel binary `user-mode-linux` installs.
+pub const KERNEL: &str = "/usr/bin/linux";
+
+/// Where `user-mode-linux` keeps its modules, one directory per kernel release.
+pub const MODULES: &str = "/usr/lib/uml/modules";
+
+const INIT: &str = include_str!("../uml/init.sh");
+
+/// How long boot may take until the guest serves commands (about 10 s here).
+const BOOT_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// Whether the caller may run a real-kernel test: root and the UML kernel. Prints why not;
+/// panics under `CI=true`, where a skip is a failure.
+pub fn require(test: &str) -> bool {
+    if !crate::require_root(test) {
+        return false;
+    }
+    let missing = module_release().is_none() || !Path::new(KERNEL).exists();
+    if missing {
+        let msg =
+            format!("{test}: needs User-Mode Linux ({KERNEL}, {MODULES}): run `cargo xtask deps`");
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{msg} (CI=true: a skip is a failure)"
+        );
+        eprintln!("SKIPPED {msg}");
+    }
+    !missing
+}
+
+fn module_release() -> Option<String> {
+    fs::read_dir(MODULES)
+        .ok()?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .next()
+}
+
+/// The output and exit status of one script run inside the node.
+#[derive(Debug)]
+pub struct Run {
+    pub status: i32,
+    pub output: String,
+}
+
+/// A running real-kernel node.
+pub struct RealKernelNode {
+    name: String,
+    dir: tempfile::TempDir,
+    child: Option<Child>,
+    next: AtomicU32,
+}
+
+impl RealKernelNode {
+    /// Boots a node with hostname `name` and waits until D-Bus, OVS and NetworkManager run.
+    pub fn boot(name: &str) -> Result<RealKernelNode, String> {
+        let release = module_release().ok_or(format!("no UML modules under {MODULES}"))?;
+        let dir = crate::scratch_dir("uml")?;
+        let modroot = dir.path().join("mod/lib/modules");
+        fs::create_dir_all(&modroot).map_err(|e| e.to_string())?;
+        std::os::unix::fs::symlink(Path::new(MODULES).join(&release), modroot.join(&release))
+            .map_err(|e| e.to_string())?;
+        for d in ["x", "uml"] {
+            fs::create_dir(dir.path().join(d)).map_err(|e| e.to_string())?;
+        }
+        let init = dir.path().join("init.sh");
+        fs::write(&init, INIT).map_err(|e| e.to_string())?;
+        fs::set_permissions(&init, fs::Permissions::from_mode(0o755))
+            .map_err(|e| e.to_string())?;
+        let console = fs::File::create(dir.path().join("console.log")).map_err(|e| e.to_string())?;
+        let p = |sub: &str| dir.path().join(sub).display().to_string();
+        let child = Command::new(KERNEL)
+            .args([
+                "mem=512M".to_owned(),
+                "rootfstype=hostfs".to_owned(),
+                "ro".to_owned(),
+                format!("init={}", init.display()),
+                "con=null".to_owned(),
+                "con0=null,fd:1".to_owned(),
+                format!("uml_dir={}", p("uml")),
+                format!("umid={}", dir.path().file_name().unwrap().to_string_lossy()),
+                format!("XCHG={}", p("x")),
+                format!("MODROOT={}", p("mod")),
+                format!("NM_PREFIX={}", nm_ovs_build::current().display()),
+                format!("NODE_NAME={name}"),
+            ])
+            .current_dir("/")
+            .stdin(Stdio::null())
+            .stdout(console.try_clone().map_err(|e| e.to_string())?)
+            .stderr(console)
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("{KERNEL}: {e}"))?;
+        let mut node = RealKernelNode {
+            name: name.to_owned(),
+            dir,
+            child: Some(child),
+            next: AtomicU32::new(0),
+        };
+        node.wait_for_file("ready", BOOT_TIMEOUT)?;
+        Ok(node)
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The exchange directory: the guest sees it as `/run/x`.
+    pub fn exchange(&self) -> PathBuf {
+        self.dir.path().join("x")
+    }
+
+    /// A file the guest wrote in its exchange directory (`nm.log`, `ovs-vswitchd.log`, ...).
+    pub fn file(&self, name: &str) -> String {
+        fs::read_to_string(self.exchange().join(name)).unwrap_or_default()
+    }
+
+    /// Runs `script` with bash inside the node; waits up to `timeout`.
+    pub fn run(&mut self, script: &str, timeout: Duration) -> Result<Run, String> {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let x = self.exchange();
+        let tmp = x.join(format!("{n}.tmp"));
+        fs::write(&tmp, script).map_err(|e| e.to_string())?;
+        fs::rename(&tmp, x.join(format!("{n}.sh"))).map_err(|e| e.to_string())?;
+        let rc = self.wait_for_file(&format!("{n}.rc"), timeout)?;
+        let status = rc
+            .trim()
+            .parse()
+            .map_err(|_| format!("{}: bad exit status {rc:?}", self.name))?;
+        Ok(Run {
+            status,
+            output: self.file(&format!("{n}.out")),
+        })
+    }
+
+    /// Runs `script` and returns its output; a non-zero exit is an error carrying the output.
+    pub fn sh(&mut self, script: &str) -> Result<String, String> {
+        let run = self.run(script, Duration::from_secs(120))?;
+        if run.status != 0 {
+            return Err(format!(
+                "{}: exit {} from\n{script}\n--- output\n{}",
+                self.name, run.status, run.output
+            ));
+        }
+        Ok(run.output)
+    }
+
+    /// Waits for the guest to write `name` (non-empty) in the exchange directory.
+    fn wait_for_file(&mut self, name: &str, timeout: Duration) -> Result<String, String> {
+        let path = self.exchange().join(name);
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Ok(text) = fs::read_to_string(&path)
+                && text.ends_with('\n')
+            {
+                return Ok(text);
+            }
+            if let Some(child) = self.child.as_mut()
+                && let Ok(Some(status)) = child.try_wait()
+            {
+                return Err(format!(
+                    "{}: the kernel exited ({status}) waiting for {name}\n{}",
+                    self.name,
+                    self.diagnostics()
+                ));
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "{}: no {name} within {timeout:?}\n{}",
+                    self.name,
+                    self.diagnostics()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The tails of the console, init and NetworkManager logs, for failure messages.
+    pub fn diagnostics(&self) -> String {
+        let tail = |path: &Path, n: usize| {
+            let text = fs::read_to_string(path).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().collect();
+            lines[lines.len().saturating_sub(n)..].join("\n")
+        };
+        format!(
+            "--- console\n{}\n--- init.log\n{}\n--- nm.log\n{}",
+            tail(&self.dir.path().join("console.log"), 15),
+            tail(&self.exchange().join("init.log"), 15),
+            tail(&self.exchange().join("nm.log"), 30),
+        )
+    }
+
+    /// Powers the kernel off (its process exits) and waits for it; kills the process group if
+    /// it does not go within `grace`.
+    pub fn power_off(&mut self, grace: Duration) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let x = self.exchange();
+        let _ = fs::write(x.join(format!("{n}.sh")), "echo o > /proc/sysrq-trigger\n");
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if matches!(child.try_wait(), Ok(Some(_))) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // UML runs as several host processes in the group; none may outlive the node.
+        // SAFETY: plain syscall on the process group we created.
+        unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+        let _ = child.wait();
+    }
+}
+
+impl Drop for RealKernelNode {
+    fn drop(&mut self) {
+        self.power_off(Duration::from_secs(5));
+    }
+}

@@ -1,0 +1,91 @@
+#!/bin/bash
+# init of a real-kernel node: User-Mode Linux over the host's root (reference: real-kernel.md).
+# The kernel command line hands us XCHG (a host directory shared read-write: commands in,
+# results and logs out) and MODROOT (a directory whose lib/modules/<release> holds UML's
+# modules). Everything written inside lands on tmpfs or overlays: the host is never touched
+# except XCHG.
+#
+# After the base services (D-Bus, OVS on the kernel datapath, NetworkManager without the
+# harness switches) it serves commands: the host writes `N.sh` in XCHG, this runs it with
+# output to `N.out` and its exit status to `N.rc` (written last), then waits for N+1.
+
+mount -t proc proc /proc
+mount -t sysfs -o ro sys /sys # read-only: NetworkManager manages devices without udev, as in the harness
+mount -t tmpfs tmp /run
+mount -t devtmpfs dev /dev
+ln -sf /proc/self/fd /dev/fd
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+for m in openvswitch bonding team team_mode_activebackup team_mode_loadbalance team_mode_lacp \
+    8021q veth bridge overlay sch_netem; do
+    modprobe -d "$MODROOT" "$m"
+done
+for d in /etc /var /tmp /root; do
+    mkdir -p "/run/ov$d/u" "/run/ov$d/w"
+    mount -t overlay overlay -o "lowerdir=$d,upperdir=/run/ov$d/u,workdir=/run/ov$d/w" "$d"
+done
+mkdir -p /run/x
+mount -t hostfs none /run/x -o "$XCHG"
+X=/run/x
+exec >"$X/init.log" 2>&1 </dev/null
+set -x
+hostname "${NODE_NAME:-node}"
+mkdir -p /var/lib/NetworkManager /etc/NetworkManager/system-connections /etc/NetworkManager/conf.d \
+    /var/lib/openvswitch /etc/openvswitch /var/log/openvswitch /run/dbus /run/openvswitch
+rm -f /etc/NetworkManager/system-connections/* /etc/NetworkManager/conf.d/* /etc/openvswitch/*
+ip link set lo up
+
+dbus-daemon --system --fork
+ovsdb-tool create /etc/openvswitch/conf.db /usr/share/openvswitch/vswitch.ovsschema
+ovsdb-server /etc/openvswitch/conf.db --remote=punix:/run/openvswitch/db.sock --pidfile --detach \
+    --no-chdir --log-file="$X/ovsdb-server.log"
+ovs-vsctl --no-wait init # what ovs-ctl does on a real node
+ovs-vswitchd --pidfile --detach --no-chdir --log-file="$X/ovs-vswitchd.log"
+
+# NetworkManager as `cargo xtask deps` built it, with none of the harness's HARNESS_* switches.
+cat >/etc/NetworkManager/NetworkManager.conf <<EOF
+[main]
+plugins=keyfile
+auth-polkit=false
+dhcp=internal
+dns=none
+rc-manager=unmanaged
+no-auto-default=*
+EOF
+"$NM_PREFIX/sbin/NetworkManager" >"$X/nm.log" 2>&1 &
+echo $! >/run/nm.pid
+for _ in $(seq 120); do
+    nmcli -t -f RUNNING general 2>/dev/null | grep -q running && break
+    sleep 0.5
+done
+# vswitchd is ready when its first bridge gets an upcall handler next to its revalidator
+# ("Starting 2 threads"); in UML a bridge made moments after vswitchd started has been seen
+# to get none ("Starting 1 threads"), and then nothing is forwarded. A node's vswitchd has long
+# been running when br-ex is built: warm it up the same way, restarting it until it is right.
+for attempt in 1 2 3; do
+    ovs-vsctl add-br warmup0
+    for _ in $(seq 100); do
+        grep -q "Starting [0-9]* threads" "$X/ovs-vswitchd.log" && break
+        sleep 0.1
+    done
+    ovs-vsctl del-br warmup0
+    grep -q "Starting 1 threads" "$X/ovs-vswitchd.log" || break
+    ovs-appctl -t ovs-vswitchd exit
+    mv "$X/ovs-vswitchd.log" "$X/ovs-vswitchd.log.$attempt"
+    ovs-vswitchd --pidfile --detach --no-chdir --log-file="$X/ovs-vswitchd.log"
+done
+set +x
+echo READY >"$X/ready"
+
+# A sleep that forks nothing (process creation is slow here): read on an empty, open pipe.
+exec {nap}<> <(:)
+n=0
+while :; do
+    if [ -e "$X/$n.sh" ]; then
+        bash "$X/$n.sh" >"$X/$n.out" 2>&1 </dev/null
+        echo $? >"$X/$n.rc"
+        n=$((n + 1))
+    else
+        read -r -t 0.05 -u "$nap" _
+    fi
+done

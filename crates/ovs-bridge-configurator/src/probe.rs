@@ -124,7 +124,7 @@ pub async fn await_forwarding(
             if answer == Some(want.answer) || (answer.is_some() && want.answer == Answer::Neighbour)
             {
                 tracing::info!(
-                    "gateway {} answers {through}, {:.2} s after the change",
+                    "gateway {} answers {through}, {:.2} s after activation",
                     want.ip,
                     start.elapsed().as_secs_f64()
                 );

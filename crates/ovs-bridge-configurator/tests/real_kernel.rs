@@ -12,13 +12,14 @@ const NODE_IP: &str = "198.51.100.20";
 const GATEWAY: &str = "198.51.100.1";
 const VLAN: u16 = 100;
 
-/// `await_gateway SECONDS`: echo requests one at a time (`ping -w` gives up early on
-/// "unreachable") until the gateway answers; prints the time of its answer or `none`.
+/// `await_gateway SECONDS [IP]`: echo requests one at a time (`ping -w` gives up early on
+/// "unreachable") until the gateway (198.51.100.1) answers; prints the time of its answer or
+/// `none`.
 const AWAIT_GATEWAY: &str = r#"
 await_gateway() {
     local start=${EPOCHREALTIME/./}
     while (( ${EPOCHREALTIME/./} - start < $1 * 1000000 )); do
-        if ping -n -q -c1 -W0.2 198.51.100.1 > /dev/null; then echo "$EPOCHREALTIME"; return 0; fi
+        if ping -n -q -c1 -W0.2 "${2:-198.51.100.1}" > /dev/null; then echo "$EPOCHREALTIME"; return 0; fi
     done
     echo none
     return 1
@@ -103,11 +104,7 @@ impl Uplink {
             } else {
                 "ipv4.method disabled ipv6.method disabled".into()
             };
-            format!(
-                "nmcli conn add type bond ifname bond0 con-name bond0 bond.options {opts} {addr}\n\
-                 for i in 0 1; do nmcli conn add type ethernet ifname e$i con-name bond0-port$i \
-                 master bond0 slave-type bond; done\n"
-            )
+            bond_profiles("bond0", [0, 1], opts, &addr)
         };
         let vlan = |parent: &str| {
             format!(
@@ -163,6 +160,16 @@ impl Uplink {
         p.sort();
         p
     }
+}
+
+/// A bond `name` over `eN` for each N in `ports`, with `addr` (nmcli IP settings).
+fn bond_profiles(name: &str, ports: [u8; 2], opts: &str, addr: &str) -> String {
+    let [a, b] = ports;
+    format!(
+        "nmcli conn add type bond ifname {name} con-name {name} bond.options {opts} {addr}\n\
+         for i in {a} {b}; do nmcli conn add type ethernet ifname e$i con-name {name}-port$i \
+         master {name} slave-type bond; done\n"
+    )
 }
 
 /// What one conversion showed.
@@ -293,5 +300,92 @@ fn a_vlan_on_an_lacp_bond_converts_and_forwards() {
     let vlan = node
         .sh("nmcli -g vlan.id,vlan.parent conn show ovs-if-phys0")
         .unwrap();
-    assert_eq!(vlan.trim(), format!("{VLAN}:bond0"));
+    assert_eq!(vlan.trim(), format!("{VLAN}\nbond0"));
+}
+
+#[test]
+fn an_extra_bridge_goes_on_a_second_bond() {
+    if !real_kernel::require("an_extra_bridge_goes_on_a_second_bond") {
+        return;
+    }
+    let mut node = RealKernelNode::boot("node0").unwrap();
+    node.sh(&Uplink::ActiveBackup.switch()).unwrap();
+    node.sh(&Uplink::ActiveBackup.node()).unwrap();
+    // A second network on e2/e3 (an 802.3ad bond): /etc/ovnk/extra_bridge names it.
+    let second = format!(
+        "{AWAIT_GATEWAY}
+         ip -n sw link add sw1 type bridge
+         ip -n sw link add swb1 type bond mode 802.3ad miimon 100 lacp_rate fast
+         for i in 2 3; do ip -n sw link set p$i master swb1; ip -n sw link set p$i up; done
+         ip -n sw link set swb1 master sw1 up
+         ip -n sw link set sw1 up
+         ip -n sw addr add 203.0.113.1/24 dev sw1
+         {}
+         nmcli -w 60 conn up bond1
+         await_gateway 30 203.0.113.1
+         mkdir -p /etc/ovnk
+         echo bond1 > /etc/ovnk/extra_bridge",
+        bond_profiles(
+            "bond1",
+            [2, 3],
+            "mode=802.3ad,miimon=100,lacp_rate=fast",
+            "ipv4.method manual ipv4.addresses 203.0.113.20/24 ipv4.gateway 203.0.113.1 \
+             ipv4.route-metric 50 ipv6.method disabled"
+        )
+    );
+    node.sh(&second).unwrap();
+    let c = convert(&mut node);
+    eprintln!(
+        "extra bridge: apply {:.2} s, gateway {:?} s after it returned",
+        c.apply_s, c.gateway_s
+    );
+    assert_eq!(c.status, 0, "{}", c.log);
+    assert!(
+        c.log.contains("gateway 203.0.113.1 answers through br-ex1"),
+        "the second network's gateway was awaited through br-ex1\n{}",
+        c.log
+    );
+    let br_ex1 = node.sh("ip -br -4 addr show br-ex1").unwrap();
+    assert!(br_ex1.contains("203.0.113.20/24"), "{br_ex1}");
+    assert_eq!(node.sh("ovs-vsctl list-ports br-ex1").unwrap().trim(), "bond1");
+    node.sh("ping -n -c1 -W1 203.0.113.1 && ping -n -c1 -W1 198.51.100.1")
+        .unwrap();
+    let dp = node.sh("ovs-dpctl show").unwrap();
+    assert!(dp.contains(": bond1\n") && dp.contains(": bond0\n"), "{dp}");
+}
+
+#[test]
+fn a_bond_that_does_not_forward_in_time_is_rolled_back() {
+    if !real_kernel::require("a_bond_that_does_not_forward_in_time") {
+        return;
+    }
+    let mut node = RealKernelNode::boot("node0").unwrap();
+    node.sh(&Uplink::Lacp.switch()).unwrap();
+    node.sh(&Uplink::Lacp.node()).unwrap();
+    // An 802.3ad bond forwards seconds after it is up (LACP renegotiates); given no time at all
+    // to answer, the gateway's silence must fail the conversion and roll it back.
+    node.sh(
+        "mkdir -p /etc/ovs-bridge-configurator
+         echo 'forwarding-timeout-secs = 0' > /etc/ovs-bridge-configurator/config.toml",
+    )
+    .unwrap();
+    let c = convert(&mut node);
+    assert_ne!(c.status, 0, "{}", c.log);
+    assert!(
+        c.log.contains(
+            "the gateway 198.51.100.1 answered an echo request before the change and not \
+             through br-ex"
+        ),
+        "the failed probe is named\n{}",
+        c.log
+    );
+    assert!(
+        c.gateway_s.is_some(),
+        "the gateway answers again after the rollback\n{}",
+        c.log
+    );
+    let addr = node.sh("ip -br -4 addr show bond0").unwrap();
+    assert!(addr.contains(NODE_IP), "the node IP is back on bond0: {addr}");
+    let bridges = node.sh("ovs-vsctl list-br").unwrap();
+    assert!(!bridges.contains("br-ex"), "{bridges}");
 }

@@ -27,9 +27,6 @@ const IPV6_USABLE_WAIT: Duration = Duration::from_secs(60);
 const PORT_IMPLICIT_WAIT: Duration = Duration::from_secs(5);
 /// How long the routes and addresses may take to settle on the bridge after activation.
 const SETTLE_WAIT: Duration = Duration::from_secs(10);
-/// How long a default gateway may take to answer before a change for it to count as answering
-/// (one that answers does so in milliseconds).
-const GATEWAY_PROBE_BEFORE: Duration = Duration::from_secs(1);
 /// Pause between two activation attempts of one profile (upstream: `sleep 5`).
 const ACTIVATION_RETRY_WAIT: Duration = Duration::from_secs(5);
 
@@ -475,8 +472,7 @@ async fn execute(
     changes: &mut ChangeStream,
     reader: &mut NetlinkReader,
 ) -> Result<(), ApplyError> {
-    let gateways = probe::default_gateways(&g.snapshot);
-    let answered = probe::answering(&gateways, GATEWAY_PROBE_BEFORE).await;
+    let answered = probe::answering(&probe::default_gateways(&g.snapshot)).await;
     let cp = nm.checkpoint_create(&[], s.checkpoint_timeout).await?;
     let mut added: BTreeMap<String, (OwnedObjectPath, NmSettings)> = BTreeMap::new();
     let result = tokio::select! {

@@ -5,8 +5,9 @@
 //! Everything happens inside nmstate's one checkpoint: nmstate applies the file over whatever
 //! bridge the node has (the automatic one included; NetworkManager refuses a second checkpoint
 //! over the same devices, so the clean-up cannot come first in a checkpoint of our own), then,
-//! still uncommitted, the automatic mode's leftovers are removed and br-ex must carry the node
-//! IP. Any failure rolls the node back to the bridge it had.
+//! still uncommitted, the automatic mode's leftovers are removed, br-ex must carry the node
+//! IP and the default gateways that answered before must answer again (`probe`). Any failure
+//! rolls the node back to the bridge it had.
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
@@ -20,6 +21,7 @@ use crate::apply::{ApplyError, Outcome, activate, reconnect, roll_back_abandoned
 use crate::nm::{ActiveState, Nm};
 use crate::ovsdb;
 use crate::plan::{BR_EX, BR_EX1, is_ours};
+use crate::probe;
 use crate::profile::ProfileView;
 use crate::settings::Settings;
 
@@ -168,11 +170,16 @@ pub async fn apply_pending(s: &Settings) -> Result<Option<Outcome>, ApplyError> 
         .iter()
         .any(|i| i.name() == BR_EX1.bridge);
     let before = active_bridge_profiles(&nm).await?;
+    let mut reader = NetlinkReader::connect()?;
+    let answered = probe::answering(&probe::default_gateways(&reader.snapshot().await?)).await;
     let finish = async || -> Result<(), String> {
         remove_leftovers(&nm, s, defines_br_ex1)
             .await
             .map_err(|e| format!("removing the automatic bridge's leftovers: {e}"))?;
-        check_br_ex(s).await
+        check_br_ex(s).await?;
+        probe::await_forwarding(&mut reader, &answered, s.forwarding_timeout)
+            .await
+            .map_err(|e| e.to_string())
     };
     if let Err(e) = apply(s, &pending, state, finish).await {
         tracing::error!("{e}");

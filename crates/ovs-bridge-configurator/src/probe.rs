@@ -22,6 +22,9 @@ use selection::netlink::NetlinkReader;
 
 /// How long one echo request is waited for before the next.
 const ROUND: Duration = Duration::from_millis(100);
+/// How long a default gateway may take to answer before a change for it to count as answering
+/// (one that answers does so in milliseconds; a silent one costs this once).
+const BEFORE_LIMIT: Duration = Duration::from_secs(1);
 
 /// A main-table default gateway and the interface its route leaves by.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,9 +82,9 @@ pub fn default_gateways(snap: &Snapshot) -> Vec<Gateway> {
     out
 }
 
-/// Which of `gateways` answer within `limit` (all probed at once).
-pub async fn answering(gateways: &[Gateway], limit: Duration) -> Vec<Answered> {
-    let probes = gateways.iter().map(|g| probe(g, limit));
+/// Which of `gateways` answer now (all probed at once, for up to a second).
+pub async fn answering(gateways: &[Gateway]) -> Vec<Answered> {
+    let probes = gateways.iter().map(|g| probe(g, BEFORE_LIMIT));
     let answers = futures_util::future::join_all(probes).await;
     gateways
         .iter()

@@ -25,6 +25,8 @@ const PACKAGES: &[&str] = &[
     "polkitd",
     // team uplinks (NetworkManager's team plugin drives teamd)
     "teamd",
+    // the real-kernel tier: Linux 6.1 as a process, with bonding, 8021q, team and openvswitch
+    "user-mode-linux",
 ];
 
 /// What the NetworkManager build needs on top.

@@ -86,9 +86,9 @@ impl RealKernelNode {
         }
         let init = dir.path().join("init.sh");
         fs::write(&init, INIT).map_err(|e| e.to_string())?;
-        fs::set_permissions(&init, fs::Permissions::from_mode(0o755))
-            .map_err(|e| e.to_string())?;
-        let console = fs::File::create(dir.path().join("console.log")).map_err(|e| e.to_string())?;
+        fs::set_permissions(&init, fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())?;
+        let console =
+            fs::File::create(dir.path().join("console.log")).map_err(|e| e.to_string())?;
         let p = |sub: &str| dir.path().join(sub).display().to_string();
         let child = Command::new(KERNEL)
             .args([

@@ -29,6 +29,8 @@ mount -t hostfs none /run/x -o "$XCHG"
 X=/run/x
 exec >"$X/init.log" 2>&1 </dev/null
 set -x
+# NetworkManager sets the kernel's host name from /etc/hostname (the host's, under the overlay).
+echo "${NODE_NAME:-node}" >/etc/hostname
 hostname "${NODE_NAME:-node}"
 mkdir -p /var/lib/NetworkManager /etc/NetworkManager/system-connections /etc/NetworkManager/conf.d \
     /var/lib/openvswitch /etc/openvswitch /var/log/openvswitch /run/dbus /run/openvswitch

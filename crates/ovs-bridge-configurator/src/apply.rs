@@ -476,7 +476,12 @@ async fn execute(
     let cp = nm.checkpoint_create(&[], s.checkpoint_timeout).await?;
     let mut added: BTreeMap<String, (OwnedObjectPath, NmSettings)> = BTreeMap::new();
     let result = tokio::select! {
-        r = steps(nm, s, g, plan, &mut added, changes, reader, &answered) => r,
+        r = async {
+            steps(nm, s, g, plan, &mut added, changes, reader).await?;
+            // Ready means forwarding: an active bond or VLAN is not yet one that carries traffic.
+            probe::await_forwarding(reader, &answered, s.forwarding_timeout).await?;
+            Ok(())
+        } => r,
         e = keep_checkpoint(nm, &cp, s.checkpoint_timeout) => Err(e),
         e = terminated() => Err(e),
     };
@@ -587,7 +592,6 @@ async fn steps(
     added: &mut BTreeMap<String, (OwnedObjectPath, NmSettings)>,
     changes: &mut ChangeStream,
     reader: &mut NetlinkReader,
-    answered: &[probe::Answered],
 ) -> Result<(), ApplyError> {
     if !plan.remove.is_empty() {
         let mut uplinks = Vec::new();
@@ -683,10 +687,7 @@ async fn steps(
     {
         return Err(ApplyError::Verify(format!("no port of {m} came up")));
     }
-    verify(plan, g, changes, reader).await?;
-    // Ready means forwarding: an active bond or VLAN is not yet one that carries traffic.
-    probe::await_forwarding(reader, answered, s.forwarding_timeout).await?;
-    Ok(())
+    verify(plan, g, changes, reader).await
 }
 
 fn is_port(settings: &NmSettings) -> bool {

@@ -117,7 +117,11 @@ pub async fn await_forwarding(
             let answer = match now.iter().find(|g| g.ip == want.ip) {
                 Some(g) => {
                     through = format!("through {}", g.interface);
-                    probe(g, ROUND.min(deadline.saturating_duration_since(Instant::now()))).await
+                    probe(
+                        g,
+                        ROUND.min(deadline.saturating_duration_since(Instant::now())),
+                    )
+                    .await
                 }
                 None => {
                     tokio::time::sleep(ROUND).await;
@@ -182,13 +186,10 @@ async fn reachable(g: &Gateway) -> bool {
         while let Ok(Some(m)) = dump.try_next().await {
             let is_gw = m.attributes.into_iter().any(|a| match a {
                 NeighbourAttribute::Destination(NeighbourAddress::Inet(a)) => IpAddr::V4(a) == ip,
-                NeighbourAttribute::Destination(NeighbourAddress::Inet6(a)) => {
-                    IpAddr::V6(a) == ip
-                }
+                NeighbourAttribute::Destination(NeighbourAddress::Inet6(a)) => IpAddr::V6(a) == ip,
                 _ => false,
             });
-            if is_gw && m.header.ifindex == ifindex && m.header.state == NeighbourState::Reachable
-            {
+            if is_gw && m.header.ifindex == ifindex && m.header.state == NeighbourState::Reachable {
                 return true;
             }
         }
@@ -216,7 +217,12 @@ fn echo(g: &Gateway, wait: Duration) -> io::Result<bool> {
     // SAFETY: fd is a fresh descriptor nothing else owns.
     let sock = unsafe { OwnedFd::from_raw_fd(fd) };
     let name = g.interface.as_bytes();
-    setsockopt(&sock, libc::SO_BINDTODEVICE, name.as_ptr().cast(), name.len())?;
+    setsockopt(
+        &sock,
+        libc::SO_BINDTODEVICE,
+        name.as_ptr().cast(),
+        name.len(),
+    )?;
     let tv = libc::timeval {
         tv_sec: wait.as_secs() as libc::time_t,
         tv_usec: wait.subsec_micros().max(1) as libc::suseconds_t,

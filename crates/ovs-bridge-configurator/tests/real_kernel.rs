@@ -5,6 +5,8 @@
 //! datapath with the uplink as its port, the profiles are configure-ovs.sh's, and the gateway
 //! answers through br-ex.
 
+use std::time::Duration;
+
 use integration::real_kernel::{self, RealKernelNode};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ovs-bridge-configurator");
@@ -257,7 +259,11 @@ fn uplink_converts(uplink: Uplink) -> (RealKernelNode, Conversion) {
         .sh("nmcli -g NAME conn show --active | grep -E '^(br-ex|ovs-|.*-slave-ovs-clone)' | sort")
         .unwrap();
     let active: Vec<&str> = active.lines().collect();
-    assert_eq!(active, uplink.expected_profiles(), "{uplink:?}: active profiles");
+    assert_eq!(
+        active,
+        uplink.expected_profiles(),
+        "{uplink:?}: active profiles"
+    );
     (node, c)
 }
 
@@ -273,7 +279,10 @@ macro_rules! topology {
 }
 
 topology!(a_plain_nic_converts_and_forwards, Uplink::Nic);
-topology!(an_active_backup_bond_converts_and_forwards, Uplink::ActiveBackup);
+topology!(
+    an_active_backup_bond_converts_and_forwards,
+    Uplink::ActiveBackup
+);
 topology!(a_vlan_on_a_nic_converts_and_forwards, Uplink::VlanOnNic);
 topology!(a_team_converts_and_forwards, Uplink::Team);
 
@@ -347,7 +356,10 @@ fn an_extra_bridge_goes_on_a_second_bond() {
     );
     let br_ex1 = node.sh("ip -br -4 addr show br-ex1").unwrap();
     assert!(br_ex1.contains("203.0.113.20/24"), "{br_ex1}");
-    assert_eq!(node.sh("ovs-vsctl list-ports br-ex1").unwrap().trim(), "bond1");
+    assert_eq!(
+        node.sh("ovs-vsctl list-ports br-ex1").unwrap().trim(),
+        "bond1"
+    );
     node.sh("ping -n -c1 -W1 203.0.113.1 && ping -n -c1 -W1 198.51.100.1")
         .unwrap();
     let dp = node.sh("ovs-dpctl show").unwrap();
@@ -364,11 +376,9 @@ fn a_bond_that_does_not_forward_in_time_is_rolled_back() {
     node.sh(&Uplink::Lacp.node()).unwrap();
     // An 802.3ad bond forwards seconds after it is up (LACP renegotiates); given no time at all
     // to answer, the gateway's silence must fail the conversion and roll it back.
-    node.sh(
-        "mkdir -p /etc/ovs-bridge-configurator
-         echo 'forwarding-timeout-secs = 0' > /etc/ovs-bridge-configurator/config.toml",
-    )
-    .unwrap();
+    node.sh("mkdir -p /etc/ovs-bridge-configurator
+         echo 'forwarding-timeout-secs = 0' > /etc/ovs-bridge-configurator/config.toml")
+        .unwrap();
     let c = convert(&mut node);
     assert_ne!(c.status, 0, "{}", c.log);
     assert!(
@@ -385,7 +395,134 @@ fn a_bond_that_does_not_forward_in_time_is_rolled_back() {
         c.log
     );
     let addr = node.sh("ip -br -4 addr show bond0").unwrap();
-    assert!(addr.contains(NODE_IP), "the node IP is back on bond0: {addr}");
+    assert!(
+        addr.contains(NODE_IP),
+        "the node IP is back on bond0: {addr}"
+    );
     let bridges = node.sh("ovs-vsctl list-br").unwrap();
     assert!(!bridges.contains("br-ex"), "{bridges}");
+}
+
+/// The seeds' per-host NMState shape: br-ex on an 802.3ad bond over `ports`.
+fn nmstate_br_ex_on_bond(ports: [&str; 2]) -> String {
+    let [a, b] = ports;
+    format!(
+        "interfaces:
+- name: bond0
+  type: bond
+  state: up
+  link-aggregation:
+    mode: 802.3ad
+    options:
+      miimon: 100
+      lacp_rate: fast
+    port:
+    - {a}
+    - {b}
+  ipv4:
+    enabled: false
+  ipv6:
+    enabled: false
+- name: br-ex
+  type: ovs-bridge
+  state: up
+  bridge:
+    port:
+    - name: bond0
+    - name: br-ex
+- name: br-ex
+  type: ovs-interface
+  state: up
+  ipv4:
+    enabled: true
+    dhcp: false
+    address:
+    - ip: {NODE_IP}
+      prefix-length: 24
+  ipv6:
+    enabled: false
+routes:
+  config:
+  - destination: 0.0.0.0/0
+    next-hop-address: {GATEWAY}
+    next-hop-interface: br-ex
+"
+    )
+}
+
+/// Writes `yaml` as the node's own NMState file and runs `apply-nmstate`; its exit status and log.
+fn apply_nmstate(node: &mut RealKernelNode, yaml: &str) -> (i32, String) {
+    let script = format!(
+        "mkdir -p /etc/nmstate/openshift /run/nodeip-configuration
+         printf {NODE_IP} > /run/nodeip-configuration/primary-ip
+         cat > /etc/nmstate/openshift/$(hostname).yml <<'YAML'\n{yaml}YAML
+         {BIN} apply-nmstate --retry-interval-secs 0 > /run/x/apply-nmstate.log 2>&1"
+    );
+    let run = node.run(&script, Duration::from_secs(180)).unwrap();
+    (run.status, node.file("apply-nmstate.log"))
+}
+
+#[test]
+fn a_per_host_nmstate_file_puts_br_ex_on_an_lacp_bond() {
+    if !real_kernel::require("a_per_host_nmstate_file_puts_br_ex_on_an_lacp_bond") {
+        return;
+    }
+    let mut node = RealKernelNode::boot("node0").unwrap();
+    node.sh(&Uplink::Lacp.switch()).unwrap();
+    node.sh(&Uplink::Lacp.node()).unwrap();
+    let (status, log) = apply_nmstate(&mut node, &nmstate_br_ex_on_bond(["e0", "e1"]));
+    assert_eq!(status, 0, "{log}");
+    // The gateway answered before, so apply-nmstate returned only once it answered again.
+    node.sh("ping -n -c1 -W1 198.51.100.1").unwrap();
+    assert!(
+        log.contains("gateway 198.51.100.1 answers through br-ex"),
+        "{log}"
+    );
+    let addr = node.sh("ip -br -4 addr show br-ex").unwrap();
+    assert!(addr.contains(&format!("{NODE_IP}/24")), "{addr}");
+    let dp = node.sh("ovs-dpctl show").unwrap();
+    assert!(
+        dp.contains("system@ovs-system") && dp.contains(": bond0\n"),
+        "{dp}"
+    );
+    let bonding = node.sh("cat /proc/net/bonding/bond0").unwrap();
+    assert!(
+        !bonding.contains("Partner Mac Address: 00:00:00:00:00:00"),
+        "{bonding}"
+    );
+    node.sh("cmp /etc/nmstate/openshift/applied /etc/nmstate/openshift/$(hostname).yml")
+        .unwrap();
+}
+
+#[test]
+fn a_per_host_nmstate_file_whose_bond_cannot_forward_keeps_the_previous_bridge() {
+    if !real_kernel::require("a_per_host_nmstate_file_whose_bond_cannot_forward") {
+        return;
+    }
+    let mut node = RealKernelNode::boot("node0").unwrap();
+    node.sh(&Uplink::Lacp.switch()).unwrap();
+    node.sh(&Uplink::Lacp.node()).unwrap();
+    let c = convert(&mut node);
+    assert_eq!(c.status, 0, "{}", c.log);
+    // e2 and e3 are cabled to switch ports that are down: the bond comes up without a link,
+    // nmstate's own verification passes (the address is on br-ex), only the gateway is silent.
+    node.sh("mkdir -p /etc/ovs-bridge-configurator
+         echo 'forwarding-timeout-secs = 5' > /etc/ovs-bridge-configurator/config.toml")
+        .unwrap();
+    let (status, log) = apply_nmstate(&mut node, &nmstate_br_ex_on_bond(["e2", "e3"]));
+    assert_ne!(status, 0, "{log}");
+    assert!(
+        log.contains("the gateway 198.51.100.1 answered an echo request before the change"),
+        "the silent gateway is named\n{log}"
+    );
+    // The restored bridge is on an LACP bond again: it forwards once LACP has renegotiated.
+    node.sh(&format!("{AWAIT_GATEWAY}await_gateway 30"))
+        .unwrap();
+    assert_eq!(
+        node.sh("ovs-vsctl list-ports br-ex").unwrap().trim(),
+        "bond0"
+    );
+    let bonding = node.sh("cat /proc/net/bonding/bond0").unwrap();
+    assert!(bonding.contains("Slave Interface: e0"), "{bonding}");
+    node.sh("test ! -e /etc/nmstate/openshift/applied").unwrap();
 }

@@ -7,7 +7,9 @@ use tracing_subscriber::EnvFilter;
 
 /// Installs the global subscriber. `-v` minus `-q` picks the level (0 = info); `debug` forces
 /// at least debug (e.g. `ENABLE_NODEIP_DEBUG=true`). The netlink crates' warnings about
-/// attributes newer kernels send are not actionable here and are hidden.
+/// attributes newer kernels send are not actionable here and are hidden, as are nmstate's netlink
+/// reader's (nispor: an info line per unknown bond-port attribute of every 802.3ad port on every
+/// query, and a warning per query on a server without Wi-Fi).
 pub fn init(v: &crate::app::Verbosity, debug: bool) {
     let level = match (i16::from(v.verbose) - i16::from(v.quiet), debug) {
         (v, _) if v >= 2 => "trace",
@@ -16,7 +18,7 @@ pub fn init(v: &crate::app::Verbosity, debug: bool) {
         (-1, _) => "warn",
         _ => "error",
     };
-    let default = format!("{level},netlink_packet_route=error,netlink_proto=error");
+    let default = format!("{level},netlink_packet_route=error,netlink_proto=error,nispor=error");
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)

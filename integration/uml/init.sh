@@ -3,7 +3,7 @@
 # The kernel command line hands us XCHG (a host directory shared read-write: commands in,
 # results and logs out) and MODROOT (a directory whose lib/modules/<release> holds UML's
 # modules). Everything written inside lands on tmpfs or overlays: the host is never touched
-# except XCHG.
+# except XCHG. A reboot restores /etc and /var from XCHG/persist.tar (see `RealKernelNode::reboot`).
 #
 # After the base services (D-Bus, OVS on the kernel datapath, NetworkManager without the
 # harness switches) it serves commands: the host writes `N.sh` in XCHG, this runs it with
@@ -20,12 +20,17 @@ for m in openvswitch bonding team team_mode_activebackup team_mode_loadbalance t
     8021q veth bridge overlay sch_netem; do
     modprobe -d "$MODROOT" "$m"
 done
+mkdir -p /run/x
+mount -t hostfs none /run/x -o "$XCHG"
+# A reboot: what the previous boot wrote to /etc and /var (profiles, OVSDB, /var/lib/ovnk).
+if [ -e /run/x/persist.tar ]; then
+    mkdir -p /run/ov
+    tar -C /run/ov --xattrs --xattrs-include='*' -xf /run/x/persist.tar
+fi
 for d in /etc /var /tmp /root; do
     mkdir -p "/run/ov$d/u" "/run/ov$d/w"
     mount -t overlay overlay -o "lowerdir=$d,upperdir=/run/ov$d/u,workdir=/run/ov$d/w" "$d"
 done
-mkdir -p /run/x
-mount -t hostfs none /run/x -o "$XCHG"
 X=/run/x
 exec >"$X/init.log" 2>&1 </dev/null
 set -x
@@ -34,11 +39,13 @@ echo "${NODE_NAME:-node}" >/etc/hostname
 hostname "${NODE_NAME:-node}"
 mkdir -p /var/lib/NetworkManager /etc/NetworkManager/system-connections /etc/NetworkManager/conf.d \
     /var/lib/openvswitch /etc/openvswitch /var/log/openvswitch /run/dbus /run/openvswitch
-rm -f /etc/NetworkManager/system-connections/* /etc/NetworkManager/conf.d/* /etc/openvswitch/*
+if [ ! -e /run/x/persist.tar ]; then # the host's own configuration is not the node's
+    rm -f /etc/NetworkManager/system-connections/* /etc/NetworkManager/conf.d/* /etc/openvswitch/*
+fi
 ip link set lo up
 
 dbus-daemon --system --fork
-ovsdb-tool create /etc/openvswitch/conf.db /usr/share/openvswitch/vswitch.ovsschema
+[ -e /etc/openvswitch/conf.db ] || ovsdb-tool create /etc/openvswitch/conf.db /usr/share/openvswitch/vswitch.ovsschema
 ovsdb-server /etc/openvswitch/conf.db --remote=punix:/run/openvswitch/db.sock --pidfile --detach \
     --no-chdir --log-file="$X/ovsdb-server.log"
 ovs-vsctl --no-wait init # what ovs-ctl does on a real node

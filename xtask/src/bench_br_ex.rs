@@ -233,5 +233,5 @@ pub fn run() -> anyhow::Result<()> {
             );
         }
     }
-    Ok(())
+    crate::bench_br_ex_kernel::run(&bin.display().to_string())
 }

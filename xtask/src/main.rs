@@ -2,6 +2,7 @@
 
 mod bench_boot;
 mod bench_br_ex;
+mod bench_br_ex_kernel;
 mod bench_keepalived;
 mod bench_nodeip;
 mod bench_resolv;
@@ -98,7 +99,8 @@ enum Bench {
     NodeipSelector,
     /// Change-to-rewrite latency over 200 changes, idle wake-ups, RSS.
     ResolvPrepender,
-    /// apply -> ready on the harness, no-default-route window, D-Bus calls, re-run.
+    /// apply -> ready on the harness, no-default-route window, D-Bus calls, re-run; per uplink
+    /// topology on a real kernel, apply -> ready and -> the gateway answering.
     OvsBridgeConfigurator,
     /// Reaction to address moves and peer changes, render time and RSS with 5,000 Nodes.
     KeepalivedMonitor,

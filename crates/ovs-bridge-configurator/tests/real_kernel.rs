@@ -7,208 +7,37 @@
 
 use std::time::Duration;
 
+use integration::real_kernel::uplink::{
+    AWAIT_GATEWAY, Conversion, GATEWAY, NODE_IP, Uplink, VLAN, bond_profiles,
+};
 use integration::real_kernel::{self, RealKernelNode};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ovs-bridge-configurator");
-const NODE_IP: &str = "198.51.100.20";
-const GATEWAY: &str = "198.51.100.1";
-const VLAN: u16 = 100;
 
-/// `await_gateway SECONDS [IP]`: echo requests one at a time (`ping -w` gives up early on
-/// "unreachable") until the gateway (198.51.100.1) answers; prints the time of its answer or
-/// `none`.
-const AWAIT_GATEWAY: &str = r#"
-await_gateway() {
-    local start=${EPOCHREALTIME/./}
-    while (( ${EPOCHREALTIME/./} - start < $1 * 1000000 )); do
-        if ping -n -q -c1 -W0.2 "${2:-198.51.100.1}" > /dev/null; then echo "$EPOCHREALTIME"; return 0; fi
-    done
-    echo none
-    return 1
-}
-"#;
-
-/// The switch: namespace `sw` with bridge `sw0` and four cables (node `eN`, switch `pN`).
-const SWITCH: &str = "
-ip netns add sw
-ip -n sw link set lo up
-ip -n sw link add sw0 type bridge
-ip -n sw link set sw0 up
-for i in 0 1 2 3; do
-    ip link add e$i type veth peer name p$i netns sw
-    ip link set e$i up
-done
-";
-
-/// How the node reaches the switch.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Uplink {
-    Nic,
-    ActiveBackup,
-    Lacp,
-    VlanOnLacp,
-    VlanOnNic,
-    Team,
-}
-
-impl Uplink {
-    /// The switch side: ports into sw0 (bonded for LACP) and the gateway, tagged for VLANs.
-    fn switch(self) -> String {
-        let mut s = String::from(SWITCH);
-        match self {
-            Uplink::Nic | Uplink::VlanOnNic => s.push_str("ip -n sw link set p0 master sw0 up\n"),
-            Uplink::ActiveBackup | Uplink::Team => {
-                s.push_str("for i in 0 1; do ip -n sw link set p$i master sw0 up; done\n");
-            }
-            Uplink::Lacp | Uplink::VlanOnLacp => s.push_str(
-                "ip -n sw link add swb type bond mode 802.3ad miimon 100 lacp_rate fast
-                 for i in 0 1; do ip -n sw link set p$i master swb; done
-                 ip -n sw link set swb master sw0 up
-                 for i in 0 1; do ip -n sw link set p$i up; done\n",
-            ),
-        }
-        let gw_dev = if self.vlan() {
-            s.push_str(&format!(
-                "ip -n sw link add link sw0 name sw0.{VLAN} type vlan id {VLAN}\n\
-                 ip -n sw link set sw0.{VLAN} up\n"
-            ));
-            format!("sw0.{VLAN}")
-        } else {
-            "sw0".to_owned()
-        };
-        s.push_str(&format!("ip -n sw addr add {GATEWAY}/24 dev {gw_dev}\n"));
-        s
-    }
-
-    fn vlan(self) -> bool {
-        matches!(self, Uplink::VlanOnLacp | Uplink::VlanOnNic)
-    }
-
-    /// The device that carries the node IP before the conversion.
-    fn device(self) -> String {
-        match self {
-            Uplink::Nic => "e0".into(),
-            Uplink::ActiveBackup | Uplink::Lacp => "bond0".into(),
-            Uplink::VlanOnLacp => format!("bond0.{VLAN}"),
-            Uplink::VlanOnNic => format!("e0.{VLAN}"),
-            Uplink::Team => "team0".into(),
-        }
-    }
-
-    /// The node's original profiles, as an installer would write them, brought up.
-    fn node(self) -> String {
-        let ip = format!(
-            "ipv4.method manual ipv4.addresses {NODE_IP}/24 ipv4.gateway {GATEWAY} ipv6.method disabled"
-        );
-        let bond = |opts: &str, addressed: bool| {
-            let addr = if addressed {
-                ip.clone()
-            } else {
-                "ipv4.method disabled ipv6.method disabled".into()
-            };
-            bond_profiles("bond0", [0, 1], opts, &addr)
-        };
-        let vlan = |parent: &str| {
-            format!(
-                "nmcli conn add type vlan ifname {parent}.{VLAN} con-name {parent}.{VLAN} \
-                 vlan.parent {parent} vlan.id {VLAN} {ip}\n"
-            )
-        };
-        let lacp = "mode=802.3ad,miimon=100,lacp_rate=fast";
-        let profiles = match self {
-            Uplink::Nic => format!("nmcli conn add type ethernet ifname e0 con-name e0 {ip}\n"),
-            Uplink::ActiveBackup => bond("mode=active-backup,miimon=100", true),
-            Uplink::Lacp => bond(lacp, true),
-            Uplink::VlanOnLacp => bond(lacp, false) + &vlan("bond0"),
-            Uplink::VlanOnNic => {
-                "nmcli conn add type ethernet ifname e0 con-name e0 ipv4.method disabled \
-                 ipv6.method disabled\n"
-                    .to_owned()
-                    + &vlan("e0")
-            }
-            Uplink::Team => format!(
-                "nmcli conn add type team ifname team0 con-name team0 \
-                 team.runner activebackup {ip}\n\
-                 for i in 0 1; do nmcli conn add type ethernet ifname e$i con-name team0-port$i \
-                 master team0 slave-type team; done\n"
-            ),
-        };
-        format!(
-            "{AWAIT_GATEWAY}{profiles}nmcli -w 60 conn up {top}\n\
-             # the node forwards before the conversion, as the reference node did\n\
-             await_gateway 30\n",
-            top = self.device()
-        )
-    }
-
-    /// The profiles configure-ovs.sh makes for this uplink (reference §1.7, §1.8).
-    fn expected_profiles(self) -> Vec<String> {
-        let mut p: Vec<String> = [
-            "br-ex",
-            "ovs-if-br-ex",
-            "ovs-if-phys0",
-            "ovs-port-br-ex",
-            "ovs-port-phys0",
-        ]
-        .map(String::from)
-        .to_vec();
-        match self {
-            Uplink::ActiveBackup | Uplink::Lacp => {
-                p.extend((0..2).map(|i| format!("bond0-port{i}-slave-ovs-clone")));
-            }
-            Uplink::Team => p.extend((0..2).map(|i| format!("team0-port{i}-slave-ovs-clone"))),
-            _ => {}
-        }
-        p.sort();
-        p
-    }
-}
-
-/// A bond `name` over `eN` for each N in `ports`, with `addr` (nmcli IP settings).
-fn bond_profiles(name: &str, ports: [u8; 2], opts: &str, addr: &str) -> String {
-    let [a, b] = ports;
-    format!(
-        "nmcli conn add type bond ifname {name} con-name {name} bond.options {opts} {addr}\n\
-         for i in {a} {b}; do nmcli conn add type ethernet ifname e$i con-name {name}-port$i \
-         master {name} slave-type bond; done\n"
-    )
-}
-
-/// What one conversion showed.
-#[derive(Debug)]
-struct Conversion {
-    /// `apply`'s exit status.
-    status: i32,
-    /// Seconds from `apply`'s start to its return.
-    apply_s: f64,
-    /// Seconds from `apply`'s return to the gateway's first answer through br-ex (None: it
-    /// did not answer within 30 s).
-    gateway_s: Option<f64>,
-    log: String,
-}
-
-/// Runs `apply` and then pings the gateway until it answers, timing both.
 fn convert(node: &mut RealKernelNode) -> Conversion {
-    let script = format!(
-        r#"{AWAIT_GATEWAY}
-         mkdir -p /run/nodeip-configuration
-         printf {NODE_IP} > /run/nodeip-configuration/primary-ip
-         t0=$EPOCHREALTIME
-         {BIN} apply --retry-interval-secs 0 > /run/x/apply.log 2>&1
-         rc=$?
-         t1=$EPOCHREALTIME
-         t2=$(await_gateway 30)
-         echo "$rc $t0 $t1 $t2""#
-    );
-    let out = node.sh(&script).unwrap();
-    let f: Vec<&str> = out.split_whitespace().collect();
-    let num = |s: &str| s.parse::<f64>().unwrap();
-    Conversion {
-        status: f[0].parse().unwrap(),
-        apply_s: num(f[2]) - num(f[1]),
-        gateway_s: (f[3] != "none").then(|| num(f[3]) - num(f[2])),
-        log: node.file("apply.log"),
+    integration::real_kernel::uplink::convert(node, BIN)
+}
+
+/// The profiles configure-ovs.sh makes for `uplink` (reference §1.7, §1.8).
+fn expected_profiles(uplink: Uplink) -> Vec<String> {
+    let mut p: Vec<String> = [
+        "br-ex",
+        "ovs-if-br-ex",
+        "ovs-if-phys0",
+        "ovs-port-br-ex",
+        "ovs-port-phys0",
+    ]
+    .map(String::from)
+    .to_vec();
+    match uplink {
+        Uplink::ActiveBackup | Uplink::Lacp => {
+            p.extend((0..2).map(|i| format!("bond0-port{i}-slave-ovs-clone")));
+        }
+        Uplink::Team => p.extend((0..2).map(|i| format!("team0-port{i}-slave-ovs-clone"))),
+        _ => {}
     }
+    p.sort();
+    p
 }
 
 /// Boots a node, builds `uplink` with its switch, converts it and checks everything a node
@@ -261,7 +90,7 @@ fn uplink_converts(uplink: Uplink) -> (RealKernelNode, Conversion) {
     let active: Vec<&str> = active.lines().collect();
     assert_eq!(
         active,
-        uplink.expected_profiles(),
+        expected_profiles(uplink),
         "{uplink:?}: active profiles"
     );
     (node, c)
@@ -525,4 +354,66 @@ fn a_per_host_nmstate_file_whose_bond_cannot_forward_keeps_the_previous_bridge()
     let bonding = node.sh("cat /proc/net/bonding/bond0").unwrap();
     assert!(bonding.contains("Slave Interface: e0"), "{bonding}");
     node.sh("test ! -e /etc/nmstate/openshift/applied").unwrap();
+}
+
+#[test]
+fn losing_the_active_bond_member_costs_at_most_the_miimon_interval() {
+    if !real_kernel::require("losing_the_active_bond_member") {
+        return;
+    }
+    let (mut node, _) = uplink_converts(Uplink::ActiveBackup);
+    let active = node
+        .sh("sed -n 's/^Currently Active Slave: //p' /proc/net/bonding/bond0")
+        .unwrap();
+    let port = active.trim().replace('e', "p");
+    // A client on the switch pings the node IP every 50 ms for 5 s; 1.5 s in, the switch port
+    // of the active member loses its link. miimon=100: at most two echoes may go unanswered.
+    let out = node
+        .sh(&format!(
+            "ip netns exec sw ping -n -q -i 0.05 -c 100 -W 1 {NODE_IP} > /run/x/ping.txt &
+             sleep 1.5
+             ip -n sw link set {port} down
+             wait
+             cat /run/x/ping.txt
+             sed -n 's/^Currently Active Slave: //p' /proc/net/bonding/bond0"
+        ))
+        .unwrap();
+    let received: u32 = out
+        .split(", ")
+        .find_map(|f| f.strip_suffix(" received"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no ping summary in\n{out}"));
+    let lost = 100 - received;
+    eprintln!("active-backup member lost: {lost} of 100 echoes unanswered");
+    let now_active = out.lines().last().unwrap_or_default();
+    assert_ne!(now_active, active.trim(), "the bond failed over\n{out}");
+    assert!(lost <= 2, "{lost} echoes lost on failover\n{out}");
+}
+
+#[test]
+fn a_reboot_keeps_br_ex_on_the_same_lacp_bond_with_the_same_mac() {
+    if !real_kernel::require("a_reboot_keeps_br_ex_on_the_same_lacp_bond") {
+        return;
+    }
+    let (mut node, _) = uplink_converts(Uplink::Lacp);
+    let mac = node.sh("cat /sys/class/net/br-ex/address").unwrap();
+    node.reboot()
+        .unwrap_or_else(|e| panic!("{e}\n{}", node.diagnostics()));
+    // The switch lived in the old kernel: cable it again; the node's own bond profile comes up.
+    node.sh(&Uplink::Lacp.switch()).unwrap();
+    node.sh(&format!("{AWAIT_GATEWAY}await_gateway 60")).unwrap();
+    let c = convert(&mut node);
+    assert_eq!(c.status, 0, "{}", c.log);
+    assert!(
+        c.log.contains("removing a previous boot's bridge"),
+        "the previous boot's bridge (in the OVS database that survived) was rebuilt\n{}",
+        c.log
+    );
+    assert!(c.gateway_s.is_some_and(|g| g < 1.0), "{c:?}");
+    assert_eq!(node.sh("cat /sys/class/net/br-ex/address").unwrap(), mac);
+    assert_eq!(node.sh("ovs-vsctl list-ports br-ex").unwrap().trim(), "bond0");
+    assert_eq!(
+        node.sh("cat /var/lib/ovnk/iface_default_hint").unwrap().trim(),
+        "bond0"
+    );
 }

@@ -19,13 +19,15 @@ use std::time::{Duration, Instant};
 
 use crate::nm_ovs_build;
 
+pub mod uplink;
+
 /// The UML kernel binary `user-mode-linux` installs.
 pub const KERNEL: &str = "/usr/bin/linux";
 
 /// Where `user-mode-linux` keeps its modules, one directory per kernel release.
 pub const MODULES: &str = "/usr/lib/uml/modules";
 
-const INIT: &str = include_str!("../uml/init.sh");
+const INIT: &str = include_str!("../../uml/init.sh");
 
 /// How long boot may take until the guest serves commands (about 10 s here).
 const BOOT_TIMEOUT: Duration = Duration::from_secs(90);
@@ -87,23 +89,39 @@ impl RealKernelNode {
         let init = dir.path().join("init.sh");
         fs::write(&init, INIT).map_err(|e| e.to_string())?;
         fs::set_permissions(&init, fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())?;
-        let console =
-            fs::File::create(dir.path().join("console.log")).map_err(|e| e.to_string())?;
-        let p = |sub: &str| dir.path().join(sub).display().to_string();
+        let mut node = RealKernelNode {
+            name: name.to_owned(),
+            dir,
+            child: None,
+            next: AtomicU32::new(0),
+        };
+        node.start()?;
+        Ok(node)
+    }
+
+    /// Starts the kernel over the scratch directory and waits until the guest serves commands.
+    fn start(&mut self) -> Result<(), String> {
+        let dir = self.dir.path();
+        let console = fs::File::options()
+            .create(true)
+            .append(true)
+            .open(dir.join("console.log"))
+            .map_err(|e| e.to_string())?;
+        let p = |sub: &str| dir.join(sub).display().to_string();
         let child = Command::new(KERNEL)
             .args([
                 "mem=512M".to_owned(),
                 "rootfstype=hostfs".to_owned(),
                 "ro".to_owned(),
-                format!("init={}", init.display()),
+                format!("init={}", p("init.sh")),
                 "con=null".to_owned(),
                 "con0=null,fd:1".to_owned(),
                 format!("uml_dir={}", p("uml")),
-                format!("umid={}", dir.path().file_name().unwrap().to_string_lossy()),
+                format!("umid={}", dir.file_name().unwrap().to_string_lossy()),
                 format!("XCHG={}", p("x")),
                 format!("MODROOT={}", p("mod")),
                 format!("NM_PREFIX={}", nm_ovs_build::current().display()),
-                format!("NODE_NAME={name}"),
+                format!("NODE_NAME={}", self.name),
             ])
             .current_dir("/")
             .stdin(Stdio::null())
@@ -112,14 +130,32 @@ impl RealKernelNode {
             .process_group(0)
             .spawn()
             .map_err(|e| format!("{KERNEL}: {e}"))?;
-        let mut node = RealKernelNode {
-            name: name.to_owned(),
-            dir,
-            child: Some(child),
-            next: AtomicU32::new(0),
-        };
-        node.wait_for_file("ready", BOOT_TIMEOUT)?;
-        Ok(node)
+        self.child = Some(child);
+        self.wait_for_file("ready", BOOT_TIMEOUT)?;
+        Ok(())
+    }
+
+    /// Reboots the node as a node reboots: what it wrote under /etc and /var (profiles, the
+    /// OVS database, /var/lib/ovnk) survives; /run, the kernel's state and the switch inside it
+    /// do not, so the caller cables the switch again.
+    pub fn reboot(&mut self) -> Result<(), String> {
+        self.sh(
+            "sync; tar -C /run/ov --xattrs --xattrs-include='*' -cf /run/x/persist.tar etc/u var/u",
+        )?;
+        self.power_off(Duration::from_secs(10));
+        // The next boot's commands start again at 0.
+        let x = self.exchange();
+        for e in fs::read_dir(&x).map_err(|e| e.to_string())?.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let command = [".sh", ".rc", ".out", ".tmp"]
+                .iter()
+                .any(|ext| name.ends_with(ext));
+            if command || name == "ready" {
+                fs::remove_file(e.path()).map_err(|e| e.to_string())?;
+            }
+        }
+        self.next.store(0, Ordering::Relaxed);
+        self.start()
     }
 
     pub fn name(&self) -> &str {

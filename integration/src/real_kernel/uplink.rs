@@ -1,0 +1,207 @@
+//! Uplink topologies of a real-kernel node and its switch, as bash scripts the node runs: a
+//! plain NIC, bonds (active-backup, 802.3ad with a bonded switch as LACP partner), VLANs and a
+//! team; and one timed conversion (`apply`, then the gateway's first answer). The tests and the
+//! benchmark build the same nodes from these.
+
+use super::RealKernelNode;
+
+/// The node IP every topology gives the node.
+pub const NODE_IP: &str = "198.51.100.20";
+/// The switch's address, the node's default gateway.
+pub const GATEWAY: &str = "198.51.100.1";
+/// The VLAN of the VLAN topologies.
+pub const VLAN: u16 = 100;
+
+/// `await_gateway SECONDS [IP]`: echo requests one at a time (`ping -w` gives up early on
+/// "unreachable") until the gateway (198.51.100.1) answers; prints the time of its answer or
+/// `none`.
+pub const AWAIT_GATEWAY: &str = r#"
+await_gateway() {
+    local start=${EPOCHREALTIME/./}
+    while (( ${EPOCHREALTIME/./} - start < $1 * 1000000 )); do
+        if ping -n -q -c1 -W0.2 "${2:-198.51.100.1}" > /dev/null; then echo "$EPOCHREALTIME"; return 0; fi
+    done
+    echo none
+    return 1
+}
+"#;
+
+/// The switch: namespace `sw` with bridge `sw0` and four cables (node `eN`, switch `pN`). The
+/// node's ends have fixed MACs, as NICs do, so a rebooted node sees the same ones.
+const SWITCH: &str = "
+ip netns add sw
+ip -n sw link set lo up
+ip -n sw link add sw0 type bridge
+ip -n sw link set sw0 up
+for i in 0 1 2 3; do
+    ip link add e$i address 52:54:00:00:01:0$i type veth peer name p$i netns sw
+    ip link set e$i up
+done
+";
+
+/// How the node reaches the switch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Uplink {
+    Nic,
+    ActiveBackup,
+    Lacp,
+    VlanOnLacp,
+    VlanOnNic,
+    Team,
+}
+
+impl Uplink {
+    /// Every topology, in the order the benchmark reports them.
+    pub const ALL: [Uplink; 6] = [
+        Uplink::Nic,
+        Uplink::ActiveBackup,
+        Uplink::Lacp,
+        Uplink::VlanOnLacp,
+        Uplink::VlanOnNic,
+        Uplink::Team,
+    ];
+
+    /// The switch side: ports into sw0 (bonded for LACP) and the gateway, tagged for VLANs.
+    pub fn switch(self) -> String {
+        let mut s = String::from(SWITCH);
+        match self {
+            Uplink::Nic | Uplink::VlanOnNic => s.push_str("ip -n sw link set p0 master sw0 up\n"),
+            Uplink::ActiveBackup | Uplink::Team => {
+                s.push_str("for i in 0 1; do ip -n sw link set p$i master sw0 up; done\n");
+            }
+            Uplink::Lacp | Uplink::VlanOnLacp => s.push_str(
+                "ip -n sw link add swb type bond mode 802.3ad miimon 100 lacp_rate fast
+                 for i in 0 1; do ip -n sw link set p$i master swb; done
+                 ip -n sw link set swb master sw0 up
+                 for i in 0 1; do ip -n sw link set p$i up; done\n",
+            ),
+        }
+        let gw_dev = if self.vlan() {
+            s.push_str(&format!(
+                "ip -n sw link add link sw0 name sw0.{VLAN} type vlan id {VLAN}\n\
+                 ip -n sw link set sw0.{VLAN} up\n"
+            ));
+            format!("sw0.{VLAN}")
+        } else {
+            "sw0".to_owned()
+        };
+        s.push_str(&format!("ip -n sw addr add {GATEWAY}/24 dev {gw_dev}\n"));
+        s
+    }
+
+    pub fn vlan(self) -> bool {
+        matches!(self, Uplink::VlanOnLacp | Uplink::VlanOnNic)
+    }
+
+    /// The device that carries the node IP before the conversion.
+    pub fn device(self) -> String {
+        match self {
+            Uplink::Nic => "e0".into(),
+            Uplink::ActiveBackup | Uplink::Lacp => "bond0".into(),
+            Uplink::VlanOnLacp => format!("bond0.{VLAN}"),
+            Uplink::VlanOnNic => format!("e0.{VLAN}"),
+            Uplink::Team => "team0".into(),
+        }
+    }
+
+    /// The node's original profiles, as an installer would write them, brought up.
+    pub fn node(self) -> String {
+        let ip = format!(
+            "ipv4.method manual ipv4.addresses {NODE_IP}/24 ipv4.gateway {GATEWAY} ipv6.method disabled"
+        );
+        let bond = |opts: &str, addressed: bool| {
+            let addr = if addressed {
+                ip.clone()
+            } else {
+                "ipv4.method disabled ipv6.method disabled".into()
+            };
+            bond_profiles("bond0", [0, 1], opts, &addr)
+        };
+        let vlan = |parent: &str| {
+            format!(
+                "nmcli conn add type vlan ifname {parent}.{VLAN} con-name {parent}.{VLAN} \
+                 vlan.parent {parent} vlan.id {VLAN} {ip}\n"
+            )
+        };
+        let lacp = "mode=802.3ad,miimon=100,lacp_rate=fast";
+        let profiles = match self {
+            Uplink::Nic => format!("nmcli conn add type ethernet ifname e0 con-name e0 {ip}\n"),
+            Uplink::ActiveBackup => bond("mode=active-backup,miimon=100", true),
+            Uplink::Lacp => bond(lacp, true),
+            Uplink::VlanOnLacp => bond(lacp, false) + &vlan("bond0"),
+            Uplink::VlanOnNic => {
+                "nmcli conn add type ethernet ifname e0 con-name e0 ipv4.method disabled \
+                 ipv6.method disabled\n"
+                    .to_owned()
+                    + &vlan("e0")
+            }
+            Uplink::Team => format!(
+                "nmcli conn add type team ifname team0 con-name team0 \
+                 team.runner activebackup {ip}\n\
+                 for i in 0 1; do nmcli conn add type ethernet ifname e$i con-name team0-port$i \
+                 master team0 slave-type team; done\n"
+            ),
+        };
+        format!(
+            "{AWAIT_GATEWAY}{profiles}nmcli -w 60 conn up {top}\n\
+             # the node forwards before the conversion, as the reference node did\n\
+             await_gateway 30\n",
+            top = self.device()
+        )
+    }
+}
+
+/// A bond `name` over `eN` for each N in `ports`, with `addr` (nmcli IP settings).
+pub fn bond_profiles(name: &str, ports: [u8; 2], opts: &str, addr: &str) -> String {
+    let [a, b] = ports;
+    format!(
+        "nmcli conn add type bond ifname {name} con-name {name} bond.options {opts} {addr}\n\
+         for i in {a} {b}; do nmcli conn add type ethernet ifname e$i con-name {name}-port$i \
+         master {name} slave-type bond; done\n"
+    )
+}
+
+/// What one conversion showed.
+#[derive(Debug)]
+pub struct Conversion {
+    /// `apply`'s exit status.
+    pub status: i32,
+    /// Seconds from `apply`'s start to its return.
+    pub apply_s: f64,
+    /// Seconds from `apply`'s return to the gateway's first answer through br-ex (None: it
+    /// did not answer within 30 s).
+    pub gateway_s: Option<f64>,
+    pub log: String,
+}
+
+/// Runs `BIN apply` and then pings the gateway until it answers, timing both.
+pub fn convert(node: &mut RealKernelNode, bin: &str) -> Conversion {
+    let script = format!(
+        r#"{AWAIT_GATEWAY}
+         mkdir -p /run/nodeip-configuration
+         printf {NODE_IP} > /run/nodeip-configuration/primary-ip
+         t0=$EPOCHREALTIME
+         {bin} apply --retry-interval-secs 0 > /run/x/apply.log 2>&1
+         rc=$?
+         t1=$EPOCHREALTIME
+         t2=$(await_gateway 30)
+         echo "$rc $t0 $t1 $t2""#
+    );
+    let out = node.sh(&script).unwrap();
+    let f: Vec<&str> = out.split_whitespace().collect();
+    let num = |s: &str| s.parse::<f64>().unwrap();
+    Conversion {
+        status: f[0].parse().unwrap(),
+        apply_s: num(f[2]) - num(f[1]),
+        gateway_s: (f[3] != "none").then(|| num(f[3]) - num(f[2])),
+        log: node.file("apply.log"),
+    }
+}
+
+/// Switch-side netem on the given switch ports: a slow link, `delay_ms` each way.
+pub fn slow_ports(ports: &[u8], delay_ms: u32) -> String {
+    ports
+        .iter()
+        .map(|p| format!("tc -n sw qdisc add dev p{p} root netem delay {delay_ms}ms\n"))
+        .collect()
+}

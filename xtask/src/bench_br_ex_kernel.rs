@@ -2,7 +2,7 @@
 //! (User-Mode Linux, OVS's `system` datapath, NetworkManager without the harness switches), per
 //! uplink topology, `apply`'s start to its return (it returns once the gateways that answered
 //! before answer through br-ex) and its return to the gateway's first answer as a client on the
-//! node sees it. Each run is a freshly booted node. Reference, configure-ovs.sh (MCO 7ff337a4)
+//! node sees it (starting `ping` in the guest included; the first echo must be answered). Each run is a freshly booted node. Reference, configure-ovs.sh (MCO 7ff337a4)
 //! on the same UML nodes: ready after 19-52 s, the gateway answering 51-115 ms after it exits;
 //! before ready-means-forwarding this tool returned 5.4-6.4 s before an 802.3ad bond forwarded,
 //! and a VLAN on a bond never forwarded.
@@ -31,6 +31,12 @@ fn one(bin: &str, up: Uplink, slow: bool) -> anyhow::Result<(f64, f64)> {
     let gateway = c
         .gateway_s
         .with_context(|| format!("{up:?}: the gateway did not answer after apply"))?;
+    if !c.first_echo_answered {
+        bail!(
+            "{up:?}: apply returned {gateway:.2} s before the gateway answered\n{}",
+            c.log
+        );
+    }
     Ok((c.apply_s, gateway))
 }
 

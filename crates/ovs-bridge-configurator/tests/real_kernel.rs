@@ -57,16 +57,10 @@ fn uplink_converts(uplink: Uplink) -> (RealKernelNode, Conversion) {
         c.apply_s, c.gateway_s
     );
     assert_eq!(c.status, 0, "{uplink:?}: apply failed\n{}", c.log);
-    let gateway = c.gateway_s.unwrap_or_else(|| {
-        panic!(
-            "{uplink:?}: the gateway did not answer within 30 s of apply\n{}",
-            c.log
-        )
-    });
     assert!(
-        gateway < 1.0,
-        "{uplink:?}: apply returned {gateway:.2} s before the gateway answered\n{}",
-        c.log
+        c.first_echo_answered,
+        "{uplink:?}: apply returned before the gateway answered (it did {:?} s later)\n{}",
+        c.gateway_s, c.log
     );
 
     let addr = node.sh("ip -br -4 addr show br-ex").unwrap();
@@ -178,6 +172,7 @@ fn an_extra_bridge_goes_on_a_second_bond() {
         c.apply_s, c.gateway_s
     );
     assert_eq!(c.status, 0, "{}", c.log);
+    assert!(c.first_echo_answered, "{c:?}");
     assert!(
         c.log.contains("gateway 203.0.113.1 answers through br-ex1"),
         "the second network's gateway was awaited through br-ex1\n{}",
@@ -401,7 +396,8 @@ fn a_reboot_keeps_br_ex_on_the_same_lacp_bond_with_the_same_mac() {
         .unwrap_or_else(|e| panic!("{e}\n{}", node.diagnostics()));
     // The switch lived in the old kernel: cable it again; the node's own bond profile comes up.
     node.sh(&Uplink::Lacp.switch()).unwrap();
-    node.sh(&format!("{AWAIT_GATEWAY}await_gateway 60")).unwrap();
+    node.sh(&format!("{AWAIT_GATEWAY}await_gateway 60"))
+        .unwrap();
     let c = convert(&mut node);
     assert_eq!(c.status, 0, "{}", c.log);
     assert!(
@@ -409,11 +405,16 @@ fn a_reboot_keeps_br_ex_on_the_same_lacp_bond_with_the_same_mac() {
         "the previous boot's bridge (in the OVS database that survived) was rebuilt\n{}",
         c.log
     );
-    assert!(c.gateway_s.is_some_and(|g| g < 1.0), "{c:?}");
+    assert!(c.first_echo_answered, "{c:?}");
     assert_eq!(node.sh("cat /sys/class/net/br-ex/address").unwrap(), mac);
-    assert_eq!(node.sh("ovs-vsctl list-ports br-ex").unwrap().trim(), "bond0");
     assert_eq!(
-        node.sh("cat /var/lib/ovnk/iface_default_hint").unwrap().trim(),
+        node.sh("ovs-vsctl list-ports br-ex").unwrap().trim(),
+        "bond0"
+    );
+    assert_eq!(
+        node.sh("cat /var/lib/ovnk/iface_default_hint")
+            .unwrap()
+            .trim(),
         "bond0"
     );
 }

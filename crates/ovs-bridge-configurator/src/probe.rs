@@ -84,7 +84,9 @@ pub fn default_gateways(snap: &Snapshot) -> Vec<Gateway> {
 
 /// Which of `gateways` answer now (all probed at once, for up to a second).
 pub async fn answering(gateways: &[Gateway]) -> Vec<Answered> {
-    let probes = gateways.iter().map(|g| probe(g, BEFORE_LIMIT));
+    let probes = gateways
+        .iter()
+        .map(|g| probe(g, BEFORE_LIMIT, Answer::Echo));
     let answers = futures_util::future::join_all(probes).await;
     gateways
         .iter()
@@ -117,11 +119,8 @@ pub async fn await_forwarding(
             let answer = match now.iter().find(|g| g.ip == want.ip) {
                 Some(g) => {
                     through = format!("through {}", g.interface);
-                    probe(
-                        g,
-                        ROUND.min(deadline.saturating_duration_since(Instant::now())),
-                    )
-                    .await
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    probe(g, left, want.answer).await
                 }
                 None => {
                     tokio::time::sleep(ROUND).await;
@@ -153,14 +152,19 @@ pub async fn await_forwarding(
     Ok(())
 }
 
-/// Echo requests to `g` every [`ROUND`] until one is answered or `limit` passes; then the
-/// neighbour table.
-async fn probe(g: &Gateway, limit: Duration) -> Option<Answer> {
+/// Echo requests to `g` every [`ROUND`] for up to `limit`, with a look at the neighbour table
+/// after each: an echo reply ends it at once, a `REACHABLE` neighbour only when `enough` is
+/// [`Answer::Neighbour`] (otherwise an echo is still waited for, and the neighbour is the answer
+/// only if none comes: a loaded gateway's reply may come after its neighbour entry).
+async fn probe(g: &Gateway, limit: Duration, enough: Answer) -> Option<Answer> {
     let deadline = Instant::now() + limit;
+    // One id per probe: a reply to any of its requests counts, also one that comes late.
+    let id = (std::process::id() as u16) ^ PROBES.fetch_add(1, Ordering::Relaxed);
+    let mut neighbour = false;
     loop {
         let gw = g.clone();
         let wait = ROUND.min(deadline.saturating_duration_since(Instant::now()));
-        match tokio::task::spawn_blocking(move || echo(&gw, wait)).await {
+        match tokio::task::spawn_blocking(move || echo(&gw, wait, id)).await {
             Ok(Ok(true)) => return Some(Answer::Echo),
             Ok(Ok(false)) => {}
             Ok(Err(e)) => {
@@ -169,11 +173,12 @@ async fn probe(g: &Gateway, limit: Duration) -> Option<Answer> {
             }
             Err(e) => tracing::debug!("echo task: {e}"),
         }
-        if reachable(g).await {
+        neighbour = neighbour || reachable(g).await;
+        if neighbour && enough == Answer::Neighbour {
             return Some(Answer::Neighbour);
         }
         if Instant::now() >= deadline {
-            return None;
+            return neighbour.then_some(Answer::Neighbour);
         }
     }
 }
@@ -199,10 +204,12 @@ async fn reachable(g: &Gateway) -> bool {
     found.unwrap_or(false)
 }
 
+static PROBES: AtomicU16 = AtomicU16::new(1);
 static SEQUENCE: AtomicU16 = AtomicU16::new(1);
 
-/// One ICMP echo request to `g` through its interface; whether the reply came within `wait`.
-fn echo(g: &Gateway, wait: Duration) -> io::Result<bool> {
+/// One ICMP echo request to `g` through its interface; whether a reply with `id` came within
+/// `wait`.
+fn echo(g: &Gateway, wait: Duration, id: u16) -> io::Result<bool> {
     let v6 = g.ip.is_ipv6();
     let (family, proto) = if v6 {
         (libc::AF_INET6, libc::IPPROTO_ICMPV6)
@@ -233,7 +240,6 @@ fn echo(g: &Gateway, wait: Duration) -> io::Result<bool> {
         (&raw const tv).cast(),
         size_of::<libc::timeval>(),
     )?;
-    let id = (std::process::id() as u16) ^ 0x4f42;
     let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
     let request = echo_request(v6, id, seq);
     send_to(&sock, &request, g)?;
@@ -262,7 +268,7 @@ fn echo(g: &Gateway, wait: Duration) -> io::Result<bool> {
                 _ => Err(e),
             };
         }
-        if source(&src) == Some(g.ip) && is_reply(&buf[..n as usize], v6, id, seq) {
+        if source(&src) == Some(g.ip) && is_reply(&buf[..n as usize], v6, id) {
             return Ok(true);
         }
     }
@@ -377,9 +383,9 @@ fn source(addr: &libc::sockaddr_storage) -> Option<IpAddr> {
     }
 }
 
-/// Whether `packet` (an IPv4 datagram from a raw ICMP socket, or an ICMPv6 message) is the echo
-/// reply with our id and sequence.
-fn is_reply(packet: &[u8], v6: bool, id: u16, seq: u16) -> bool {
+/// Whether `packet` (an IPv4 datagram from a raw ICMP socket, or an ICMPv6 message) is an echo
+/// reply with our id.
+fn is_reply(packet: &[u8], v6: bool, id: u16) -> bool {
     let (icmp, reply_type) = if v6 {
         (packet, 129)
     } else {
@@ -392,10 +398,7 @@ fn is_reply(packet: &[u8], v6: bool, id: u16, seq: u16) -> bool {
         }
         (&packet[header..], 0)
     };
-    icmp.len() >= 8
-        && icmp[0] == reply_type
-        && icmp[4..6] == id.to_be_bytes()
-        && icmp[6..8] == seq.to_be_bytes()
+    icmp.len() >= 8 && icmp[0] == reply_type && icmp[4..6] == id.to_be_bytes()
 }
 
 #[cfg(test)]
@@ -419,17 +422,16 @@ mod tests {
         let mut icmp = echo_request(false, 9, 3);
         icmp[0] = 0;
         reply.extend_from_slice(&icmp);
-        assert!(is_reply(&reply, false, 9, 3));
-        assert!(!is_reply(&reply, false, 9, 4), "another sequence");
-        assert!(!is_reply(&reply, false, 8, 3), "another pinger");
+        assert!(is_reply(&reply, false, 9));
+        assert!(!is_reply(&reply, false, 8), "another pinger");
         assert!(
-            !is_reply(&echo_request(true, 9, 3), true, 9, 3),
+            !is_reply(&echo_request(true, 9, 3), true, 9),
             "a request is no reply"
         );
         let mut v6 = echo_request(true, 9, 3);
         v6[0] = 129;
-        assert!(is_reply(&v6, true, 9, 3));
-        assert!(!is_reply(&reply[..10], false, 9, 3), "truncated");
+        assert!(is_reply(&v6, true, 9));
+        assert!(!is_reply(&reply[..10], false, 9), "truncated");
     }
 
     #[test]

@@ -280,10 +280,11 @@ fn apply_nmstate(node: &mut RealKernelNode, yaml: &str) -> (i32, String) {
         "mkdir -p /etc/nmstate/openshift /run/nodeip-configuration
          printf {NODE_IP} > /run/nodeip-configuration/primary-ip
          cat > /etc/nmstate/openshift/$(hostname).yml <<'YAML'\n{yaml}YAML
-         {BIN} apply-nmstate --retry-interval-secs 0 > /run/x/apply-nmstate.log 2>&1"
+         RUST_LOG=info,nispor=error,nmstate=debug {BIN} apply-nmstate --retry-interval-secs 0 2>&1"
     );
-    let run = node.run(&script, Duration::from_secs(180)).unwrap();
-    (run.status, node.file("apply-nmstate.log"))
+    // A bound on a hung guest, not a measurement.
+    let run = node.run(&script, Duration::from_secs(300)).unwrap();
+    (run.status, run.output)
 }
 
 #[test]

@@ -15,6 +15,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::nm_ovs_build;
@@ -66,17 +67,25 @@ pub struct Run {
     pub output: String,
 }
 
+/// One real-kernel node at a time in a process: with two nodes and another suite sharing two
+/// cores, a guest was seen to stall (one `apply-nmstate` made no progress for ten minutes that
+/// takes 40 s alone), and a tier that only passes on an idle machine proves nothing.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
 /// A running real-kernel node.
 pub struct RealKernelNode {
     name: String,
     dir: tempfile::TempDir,
     child: Option<Child>,
     next: AtomicU32,
+    /// Released last, once the kernel is gone and the scratch directory removed.
+    _turn: MutexGuard<'static, ()>,
 }
 
 impl RealKernelNode {
     /// Boots a node with hostname `name` and waits until D-Bus, OVS and NetworkManager run.
     pub fn boot(name: &str) -> Result<RealKernelNode, String> {
+        let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
         let release = module_release().ok_or(format!("no UML modules under {MODULES}"))?;
         let dir = crate::scratch_dir("uml")?;
         let modroot = dir.path().join("mod/lib/modules");
@@ -94,6 +103,7 @@ impl RealKernelNode {
             dir,
             child: None,
             next: AtomicU32::new(0),
+            _turn: turn,
         };
         node.start()?;
         Ok(node)
@@ -222,8 +232,13 @@ impl RealKernelNode {
                 ));
             }
             if Instant::now() > deadline {
+                // A command that did not finish: what it printed so far.
+                let partial = name
+                    .strip_suffix(".rc")
+                    .map(|n| tail(&self.exchange().join(format!("{n}.out")), 40))
+                    .unwrap_or_default();
                 return Err(format!(
-                    "{}: no {name} within {timeout:?}\n{}",
+                    "{}: no {name} within {timeout:?}\n--- its output\n{partial}\n{}",
                     self.name,
                     self.diagnostics()
                 ));
@@ -234,11 +249,6 @@ impl RealKernelNode {
 
     /// The tails of the console, init and NetworkManager logs, for failure messages.
     pub fn diagnostics(&self) -> String {
-        let tail = |path: &Path, n: usize| {
-            let text = fs::read_to_string(path).unwrap_or_default();
-            let lines: Vec<&str> = text.lines().collect();
-            lines[lines.len().saturating_sub(n)..].join("\n")
-        };
         format!(
             "--- console\n{}\n--- init.log\n{}\n--- nm.log\n{}",
             tail(&self.dir.path().join("console.log"), 15),
@@ -274,4 +284,11 @@ impl Drop for RealKernelNode {
     fn drop(&mut self) {
         self.power_off(Duration::from_secs(5));
     }
+}
+
+/// The last `n` lines of a file (empty if it cannot be read).
+fn tail(path: &Path, n: usize) -> String {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
 }

@@ -11,8 +11,8 @@ use crate::process::{Daemon, output, wait_for};
 use crate::view::NodeView;
 
 /// The reference's harness configuration: keyfiles only, no polkit, internal DHCP, hands off
-/// resolv.conf and the hostname, no automatic profiles.
-const CONFIG: &str = "\
+/// resolv.conf and the hostname, no automatic profiles. The real-kernel node runs with it too.
+pub const CONFIG: &str = "\
 [main]
 plugins=keyfile
 auth-polkit=false
@@ -28,7 +28,7 @@ level=INFO
 
 /// Extra configuration files: MCO's IPv6 DHCP identity, and the harness's Tun rule (with the
 /// netdev datapath NM would otherwise wrap br-ex's tap in a second, generic `br-ex`
-/// connection).
+/// connection; named `*-harness-*`, left out on a real kernel).
 pub const CONF_D: &[(&str, &str)] = &[
     (
         "01-ipv6.conf",

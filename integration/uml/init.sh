@@ -34,7 +34,7 @@ done
 X=/run/x
 exec >"$X/init.log" 2>&1 </dev/null
 set -x
-# NetworkManager sets the kernel's host name from /etc/hostname (the host's, under the overlay).
+# The node's name where a node keeps it (the host's own /etc/hostname is under the overlay).
 echo "${NODE_NAME:-node}" >/etc/hostname
 hostname "${NODE_NAME:-node}"
 mkdir -p /var/lib/NetworkManager /etc/NetworkManager/system-connections /etc/NetworkManager/conf.d \
@@ -51,17 +51,11 @@ ovsdb-server /etc/openvswitch/conf.db --remote=punix:/run/openvswitch/db.sock --
 ovs-vsctl --no-wait init # what ovs-ctl does on a real node
 ovs-vswitchd --pidfile --detach --no-chdir --log-file="$X/ovs-vswitchd.log"
 
-# NetworkManager as `cargo xtask deps` built it, with none of the harness's HARNESS_* switches.
-cat >/etc/NetworkManager/NetworkManager.conf <<EOF
-[main]
-plugins=keyfile
-auth-polkit=false
-dhcp=internal
-dns=none
-rc-manager=unmanaged
-no-auto-default=*
-EOF
-"$NM_PREFIX/sbin/NetworkManager" >"$X/nm.log" 2>&1 &
+# NetworkManager as `cargo xtask deps` built it, with none of the harness's HARNESS_* switches,
+# configured as the harness's (the host wrote the files into XCHG), logging to nm.log.
+cp "$X/nm/NetworkManager.conf" /etc/NetworkManager/
+cp "$X"/nm/conf.d/* /etc/NetworkManager/conf.d/
+"$NM_PREFIX/sbin/NetworkManager" --debug >"$X/nm.log" 2>&1 &
 echo $! >/run/nm.pid
 for _ in $(seq 120); do
     nmcli -t -f RUNNING general 2>/dev/null | grep -q running && break

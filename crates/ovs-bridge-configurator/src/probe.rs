@@ -161,13 +161,15 @@ async fn probe(g: &Gateway, limit: Duration, enough: Answer) -> Option<Answer> {
     // One id per probe: a reply to any of its requests counts, also one that comes late.
     let id = (std::process::id() as u16) ^ PROBES.fetch_add(1, Ordering::Relaxed);
     let mut neighbour = false;
+    let mut sock = None;
     loop {
         let gw = g.clone();
         let wait = ROUND.min(deadline.saturating_duration_since(Instant::now()));
-        match tokio::task::spawn_blocking(move || echo(&gw, wait, id)).await {
-            Ok(Ok(true)) => return Some(Answer::Echo),
-            Ok(Ok(false)) => {}
-            Ok(Err(e)) => {
+        let this = sock.take();
+        match tokio::task::spawn_blocking(move || round(this, &gw, wait, id)).await {
+            Ok((_, Ok(true))) => return Some(Answer::Echo),
+            Ok((kept, Ok(false))) => sock = kept,
+            Ok((_, Err(e))) => {
                 tracing::debug!("echo to {} through {}: {e}", g.ip, g.interface);
                 tokio::time::sleep(wait).await;
             }
@@ -207,9 +209,27 @@ async fn reachable(g: &Gateway) -> bool {
 static PROBES: AtomicU16 = AtomicU16::new(1);
 static SEQUENCE: AtomicU16 = AtomicU16::new(1);
 
-/// One ICMP echo request to `g` through its interface; whether a reply with `id` came within
-/// `wait`.
-fn echo(g: &Gateway, wait: Duration, id: u16) -> io::Result<bool> {
+/// One round of a probe on `sock` (opened on the first round, and again after an error, such as
+/// its interface going away): one echo request, and whether a reply came within `wait`.
+fn round(
+    sock: Option<OwnedFd>,
+    g: &Gateway,
+    wait: Duration,
+    id: u16,
+) -> (Option<OwnedFd>, io::Result<bool>) {
+    let sock = match sock.map_or_else(|| open(g), Ok) {
+        Ok(s) => s,
+        Err(e) => return (None, Err(e)),
+    };
+    match echo(&sock, g, wait, id) {
+        Ok(answered) => (Some(sock), Ok(answered)),
+        Err(e) => (None, Err(e)),
+    }
+}
+
+/// A raw ICMP socket that hears only `g`'s interface; it stays open for the whole probe, so a
+/// reply that comes after its round still counts in the next.
+fn open(g: &Gateway) -> io::Result<OwnedFd> {
     let v6 = g.ip.is_ipv6();
     let (family, proto) = if v6 {
         (libc::AF_INET6, libc::IPPROTO_ICMPV6)
@@ -230,19 +250,25 @@ fn echo(g: &Gateway, wait: Duration, id: u16) -> io::Result<bool> {
         name.as_ptr().cast(),
         name.len(),
     )?;
+    Ok(sock)
+}
+
+/// One ICMP echo request to `g` on `sock`; whether a reply with `id` came within `wait`.
+fn echo(sock: &OwnedFd, g: &Gateway, wait: Duration, id: u16) -> io::Result<bool> {
+    let v6 = g.ip.is_ipv6();
     let tv = libc::timeval {
         tv_sec: wait.as_secs() as libc::time_t,
         tv_usec: wait.subsec_micros().max(1) as libc::suseconds_t,
     };
     setsockopt(
-        &sock,
+        sock,
         libc::SO_RCVTIMEO,
         (&raw const tv).cast(),
         size_of::<libc::timeval>(),
     )?;
     let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
     let request = echo_request(v6, id, seq);
-    send_to(&sock, &request, g)?;
+    send_to(sock, &request, g)?;
     let deadline = Instant::now() + wait;
     let mut buf = [0u8; 1500];
     while Instant::now() < deadline {

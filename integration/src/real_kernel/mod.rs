@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::nm_ovs_build;
+use crate::{network_manager, nm_ovs_build};
 
 pub mod uplink;
 
@@ -92,8 +92,16 @@ impl RealKernelNode {
         fs::create_dir_all(&modroot).map_err(|e| e.to_string())?;
         std::os::unix::fs::symlink(Path::new(MODULES).join(&release), modroot.join(&release))
             .map_err(|e| e.to_string())?;
-        for d in ["x", "uml"] {
+        for d in ["x", "uml", "x/nm", "x/nm/conf.d"] {
             fs::create_dir(dir.path().join(d)).map_err(|e| e.to_string())?;
+        }
+        let nm = dir.path().join("x/nm");
+        fs::write(nm.join("NetworkManager.conf"), network_manager::CONFIG)
+            .map_err(|e| e.to_string())?;
+        for (name, text) in network_manager::CONF_D {
+            if !name.contains("-harness-") {
+                fs::write(nm.join("conf.d").join(name), text).map_err(|e| e.to_string())?;
+            }
         }
         let init = dir.path().join("init.sh");
         fs::write(&init, INIT).map_err(|e| e.to_string())?;

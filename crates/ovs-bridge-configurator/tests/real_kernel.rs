@@ -40,6 +40,24 @@ fn expected_profiles(uplink: Uplink) -> Vec<String> {
     p
 }
 
+/// The failure names the gateway and the probe it passed before the change: an echo when it
+/// echoed, else neighbour resolution (which one a loaded gateway gives first is not the test's
+/// to fix, but the error must match what the log says it gave).
+fn assert_the_silent_gateway_is_named(log: &str, within: &str) {
+    let how = if log.contains(&format!("gateway {GATEWAY} answers (Echo)")) {
+        "an echo request"
+    } else if log.contains(&format!("gateway {GATEWAY} answers (Neighbour)")) {
+        "neighbour resolution"
+    } else {
+        panic!("the gateway was not found answering before the change\n{log}");
+    };
+    let named = format!(
+        "the gateway {GATEWAY} answered {how} before the change and not through br-ex within \
+         {within}: the new uplink does not forward"
+    );
+    assert!(log.contains(&named), "expected {named:?}\n{log}");
+}
+
 /// Boots a node, builds `uplink` with its switch, converts it and checks everything a node
 /// needs when `apply` returns.
 fn uplink_converts(uplink: Uplink) -> (RealKernelNode, Conversion) {
@@ -205,12 +223,7 @@ fn a_bond_that_does_not_forward_in_time_is_rolled_back() {
         .unwrap();
     let c = convert(&mut node);
     assert_ne!(c.status, 0, "{}", c.log);
-    assert!(
-        c.log.contains("the gateway 198.51.100.1 answered")
-            && c.log.contains("before the change and not through br-ex"),
-        "the failed probe is named\n{}",
-        c.log
-    );
+    assert_the_silent_gateway_is_named(&c.log, "0ns");
     assert!(
         c.gateway_s.is_some(),
         "the gateway answers again after the rollback\n{}",
@@ -337,11 +350,7 @@ fn a_per_host_nmstate_file_whose_bond_reaches_no_gateway_keeps_the_previous_brid
         .unwrap();
     let (status, log) = apply_nmstate(&mut node, &nmstate_br_ex_on_bond(["e2", "e3"]));
     assert_ne!(status, 0, "{log}");
-    assert!(
-        log.contains("the gateway 198.51.100.1 answered")
-            && log.contains("before the change and not through br-ex within 5s"),
-        "the silent gateway is named\n{log}"
-    );
+    assert_the_silent_gateway_is_named(&log, "5s");
     // The restored bridge is on an LACP bond again: it forwards once LACP has renegotiated.
     node.sh(&format!("{AWAIT_GATEWAY}await_gateway 30"))
         .unwrap();

@@ -453,7 +453,7 @@ fn an_nmstate_file_builds_br_ex_under_the_hardened_unit() {
     node.nmstate(NMSTATE_BR_EX);
     let r = node.boot("systemctl is-active -q kubelet.service");
     let ctx = context(&r);
-    // nmstate (as a library, with CAP_NET_ADMIN and CAP_DAC_OVERRIDE only, against OVS running
+    // nmstate (as a library, with the unit's capabilities only, against OVS running
     // as its own user, with a read-only /usr and the syscall filter)
     // applied the file through NetworkManager.
     assert_eq!(

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use integration::cluster::{API_VIP, Binaries, Cluster, INGRESS_VIP};
-use integration::node::{PREFIX_LEN, ZONE, node_address, node_address6, node_mac};
+use integration::node::{PREFIX_LEN, ROUTER, ZONE, node_address, node_address6, node_mac};
 use integration::process::time_until;
 use integration::require_root;
 
@@ -57,6 +57,14 @@ fn three_nodes_agree_on_their_ip_share_the_vips_and_resolve_through_themselves()
                 .next()
                 .is_some_and(|l| l.contains("dev br-ex")),
             "{who}: br-ex has the best default route\n{routes}"
+        );
+        // Ready meant forwarding, proven by echo requests (the unit's CAP_NET_RAW): the gateway
+        // answered one through ens3 before the change and through br-ex after it.
+        let obc = n.log_tail("ovs-bridge-configurator", 100);
+        assert!(
+            obc.contains(&format!("gateway {ROUTER} answers (Echo) through ens3"))
+                && obc.contains(&format!("gateway {ROUTER} answers through br-ex")),
+            "{who}: {obc}"
         );
         let conf = n.keepalived_conf();
         assert!(

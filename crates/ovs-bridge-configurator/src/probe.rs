@@ -12,7 +12,7 @@ use std::io;
 use std::mem::{size_of, zeroed};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::TryStreamExt;
@@ -92,7 +92,17 @@ pub async fn answering(gateways: &[Gateway]) -> Vec<Answered> {
         .iter()
         .zip(answers)
         .filter_map(|(g, a)| {
-            let answer = a?;
+            let Some(answer) = a else {
+                // Said, not an error: a gateway that filters ICMP and was not heard from lately
+                // proves nothing either way, and the change must not wait on it.
+                tracing::info!(
+                    "gateway {} does not answer through {} within {BEFORE_LIMIT:?}: it is not \
+                     awaited after the change",
+                    g.ip,
+                    g.interface
+                );
+                return None;
+            };
             tracing::info!(
                 "gateway {} answers ({answer:?}) through {}: it must answer after the change",
                 g.ip,
@@ -170,6 +180,14 @@ async fn probe(g: &Gateway, limit: Duration, enough: Answer) -> Option<Answer> {
             Ok((_, Ok(true))) => return Some(Answer::Echo),
             Ok((kept, Ok(false))) => sock = kept,
             Ok((_, Err(e))) => {
+                if e.kind() == io::ErrorKind::PermissionDenied
+                    && !RAW_DENIED.swap(true, Ordering::Relaxed)
+                {
+                    tracing::warn!(
+                        "cannot send ICMP echo requests ({e}; the unit grants CAP_NET_RAW): \
+                         gateways count only through REACHABLE neighbour entries"
+                    );
+                }
                 tracing::debug!("echo to {} through {}: {e}", g.ip, g.interface);
                 tokio::time::sleep(wait).await;
             }
@@ -207,6 +225,8 @@ async fn reachable(g: &Gateway) -> bool {
 }
 
 static PROBES: AtomicU16 = AtomicU16::new(1);
+/// Whether the missing raw-socket permission was already said (once per run is enough).
+static RAW_DENIED: AtomicBool = AtomicBool::new(false);
 static SEQUENCE: AtomicU16 = AtomicU16::new(1);
 
 /// One round of a probe on `sock` (opened on the first round, and again after an error, such as

@@ -122,8 +122,11 @@ impl Case {
             .is_ok()
     }
 
-    /// Starts `apply ARGS` with `cfg` and returns it once the new profiles are in place and it
-    /// waits for br-ex (ovs-vswitchd must be killed first: br-ex then never comes up).
+    /// Starts `apply ARGS` with `cfg` and returns it once the new profiles are in place, ens3
+    /// has been taken over (its node IP gone) and it waits for br-ex (ovs-vswitchd must be
+    /// killed first: br-ex then never comes up). Returning as soon as the profiles exist would
+    /// race the takeover: a test could see the node IP still on ens3 and the network
+    /// "restored" before it was ever cut.
     fn apply_waiting_for_br_ex(&self, cfg: &Path, args: &[&str]) -> std::process::Child {
         let child = self
             .command(&[&["apply"], args].concat(), cfg)
@@ -131,8 +134,11 @@ impl Case {
             .spawn()
             .unwrap();
         assert!(
-            wait_for(Duration::from_secs(10), || self.has_ovs_if_br_ex()),
-            "apply {args:?}"
+            wait_for(Duration::from_secs(10), || self.has_ovs_if_br_ex()
+                && !self.ens3_has_node_ip()),
+            "apply {args:?}: ovs-if-br-ex {}, node IP on ens3 {}",
+            self.has_ovs_if_br_ex(),
+            self.ens3_has_node_ip()
         );
         child
     }

@@ -155,16 +155,14 @@ impl ClusterNode {
     fn command(&self, daemon: &str, args: &[&str]) -> Command {
         let bin = self.bins.get(daemon);
         let mut c = match daemon {
-            // ovs-configuration.service's CapabilityBoundingSet: with OVS running as its own
-            // user (RHCOS), a run with root's full set would hide a missing grant.
+            // ovs-configuration.service's CapabilityBoundingSet, read from the unit: with OVS
+            // running as its own user (RHCOS), a run with root's full set would hide a missing
+            // grant (CAP_DAC_OVERRIDE for db.sock, CAP_NET_RAW for the forwarding probe).
             "ovs-bridge-configurator" => {
                 let mut c = self.node.view.command("setpriv");
-                c.args([
-                    "--bounding-set=-all,+net_admin,+dac_override",
-                    "--inh-caps=-all",
-                    "--",
-                ])
-                .arg(&bin);
+                c.arg(bounding_set("ovs-configuration.service"))
+                    .args(["--inh-caps=-all", "--"])
+                    .arg(&bin);
                 c
             }
             _ => self.node.view.command(&bin),
@@ -635,4 +633,22 @@ impl ClusterNode {
             })
             .collect()
     }
+}
+
+/// `setpriv`'s `--bounding-set=` for `unit`'s `CapabilityBoundingSet=` in `units/system`, so the
+/// cluster runs a daemon with exactly what its unit grants.
+fn bounding_set(unit: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../units/system")
+        .join(unit);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let caps = text
+        .lines()
+        .find_map(|l| l.strip_prefix("CapabilityBoundingSet="))
+        .unwrap_or_else(|| panic!("{}: no CapabilityBoundingSet=", path.display()));
+    let grants: String = caps
+        .split_whitespace()
+        .map(|c| format!(",+{}", c.trim_start_matches("CAP_").to_lowercase()))
+        .collect();
+    format!("--bounding-set=-all{grants}")
 }

@@ -172,6 +172,7 @@ fn an_extra_bridge_goes_on_a_second_bond() {
          ip -n sw addr add 203.0.113.1/24 dev sw1
          {}
          nmcli -w 60 conn up bond1
+         await_lacp bond1 30
          await_gateway 30 203.0.113.1
          mkdir -p /etc/ovnk
          echo bond1 > /etc/ovnk/extra_bridge",

@@ -15,6 +15,11 @@ pub const VLAN: u16 = 100;
 /// `await_gateway SECONDS [IP]`: echo requests one at a time (`ping -w` gives up early on
 /// "unreachable") until the gateway (198.51.100.1) answers; prints the time of its answer or
 /// `none`.
+///
+/// `await_lacp BOND SECONDS`: until every port of the 802.3ad bond is in its active aggregator
+/// and that aggregator has a partner. A bond forwards through the first aggregator its first
+/// port forms and goes dark for a moment when its second port's arrival moves it to a new one:
+/// a node set up for a test waits that out, as a node that has been up a while has.
 pub const AWAIT_GATEWAY: &str = r#"
 await_gateway() {
     local start=${EPOCHREALTIME/./}
@@ -22,6 +27,22 @@ await_gateway() {
         if ping -n -q -c1 -W0.2 "${2:-198.51.100.1}" > /dev/null; then echo "$EPOCHREALTIME"; return 0; fi
     done
     echo none
+    return 1
+}
+await_lacp() {
+    local f=/proc/net/bonding/$1 end=$((SECONDS + $2))
+    while (( SECONDS < end )); do
+        local ports in partner
+        ports=$(grep -c '^Slave Interface' "$f")
+        in=$(awk '/^Active Aggregator Info/ {a = 1} a && /Number of ports/ {print $4; exit}' "$f")
+        partner=$(awk '/^Active Aggregator Info/ {a = 1} a && /Partner Mac Address/ {print $4; exit}' "$f")
+        if [ "$ports" -gt 0 ] && [ "$in" = "$ports" ] && [ -n "$partner" ] \
+            && [ "$partner" != 00:00:00:00:00:00 ]; then
+            return 0
+        fi
+        sleep 0.1
+    done
+    cat "$f"
     return 1
 }
 "#;
@@ -142,8 +163,13 @@ impl Uplink {
                  master team0 slave-type team; done\n"
             ),
         };
+        let settled = if matches!(self, Uplink::Lacp | Uplink::VlanOnLacp) {
+            "await_lacp bond0 30\n"
+        } else {
+            ""
+        };
         format!(
-            "{AWAIT_GATEWAY}{profiles}nmcli -w 60 conn up {top}\n\
+            "{AWAIT_GATEWAY}{profiles}nmcli -w 60 conn up {top}\n{settled}\
              # the node forwards before the conversion, as the reference node did\n\
              await_gateway 30\n",
             top = self.device()

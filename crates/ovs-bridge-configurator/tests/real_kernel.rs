@@ -5,12 +5,13 @@
 //! datapath with the uplink as its port, the profiles are configure-ovs.sh's, and the gateway
 //! answers through br-ex.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use integration::real_kernel::uplink::{
     AWAIT_GATEWAY, Conversion, GATEWAY, NODE_IP, Uplink, VLAN, bond_profiles,
 };
-use integration::real_kernel::{self, RealKernelNode};
+use integration::real_kernel::{self, CONFIGURE_OVS, RealKernelNode};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ovs-bridge-configurator");
 
@@ -434,4 +435,127 @@ fn a_reboot_keeps_br_ex_on_the_same_lacp_bond_with_the_same_mac() {
             .trim(),
         "bond0"
     );
+}
+
+/// Every profile NetworkManager keeps on disk, by directory (`etc` or `run`) and name, with
+/// UUIDs replaced by the names they stand for and the activation timestamp by `<T>`.
+fn profiles_on_disk(node: &mut RealKernelNode) -> BTreeMap<String, String> {
+    let names = node.sh("nmcli -g UUID,NAME conn show").unwrap();
+    let uuids: Vec<(&str, &str)> = names.lines().filter_map(|l| l.split_once(':')).collect();
+    let dump = node
+        .sh("for f in /etc/NetworkManager/system-connections/* \
+             /run/NetworkManager/system-connections/*; do
+                 [ -f \"$f\" ] && { echo \"@@ ${f:1:3}\"; cat \"$f\"; }
+             done")
+        .unwrap();
+    dump.split("@@ ")
+        .filter(|f| !f.is_empty())
+        .map(|f| {
+            let (dir, body) = f.split_once('\n').unwrap_or((f, ""));
+            let mut text = body.trim_end().to_owned();
+            for (uuid, name) in &uuids {
+                text = text.replace(uuid, &format!("<{name}>"));
+            }
+            let text: Vec<String> = text
+                .lines()
+                .map(|l| {
+                    if l.starts_with("timestamp=") {
+                        "timestamp=<T>".to_owned()
+                    } else {
+                        l.to_owned()
+                    }
+                })
+                .collect();
+            let id = text
+                .iter()
+                .find_map(|l| l.strip_prefix("id="))
+                .unwrap_or("?")
+                .to_owned();
+            (format!("{dir}:{id}"), text.join("\n"))
+        })
+        .collect()
+}
+
+/// A freshly booted node with `uplink` and its switch.
+fn node_with(uplink: Uplink) -> RealKernelNode {
+    let mut node = RealKernelNode::boot("node0").unwrap();
+    node.sh(&uplink.switch()).unwrap();
+    node.sh(&uplink.node())
+        .unwrap_or_else(|e| panic!("{uplink:?}: {e}\n{}", node.diagnostics()));
+    node
+}
+
+/// The reference's side-by-side check on a real bond: on the same node (fresh each time, same
+/// NIC MACs), MCO's configure-ovs.sh and `apply` leave the same profiles on disk, setting for
+/// setting: br-ex and its ports, the clones of the bond's ports (an 802.3ad bond as br-ex's
+/// port) or the VLAN (a VLAN on that bond), the MACs, and the user's own profiles untouched.
+fn configure_ovs_and_apply_make_the_same_profiles(uplink: Uplink) {
+    let theirs = {
+        let mut node = node_with(uplink);
+        // As on RHCOS: rpm lists openvswitch (the script checks; Debian's rpm has no
+        // database), awk is gawk, and nmcli is the daemon's own 1.52 (the script edits keyfiles
+        // with `nmcli --offline`, and 1.42's libnm does not read 1.52's `controller=`).
+        let script = format!(
+            r#"mkdir -p /run/nodeip-configuration /run/rhcos
+             printf {NODE_IP} > /run/nodeip-configuration/primary-ip
+             printf '#!/bin/sh\necho openvswitch3.4-3.4.0-1.el9fdp.x86_64\n' > /run/rhcos/rpm
+             libnm=$(dirname "$(find "$NM_PREFIX/lib" -name libnm.so.0)")
+             printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$libnm" "$NM_PREFIX/bin/nmcli" \
+                 > /run/rhcos/nmcli
+             chmod +x /run/rhcos/rpm /run/rhcos/nmcli
+             ln -s /usr/bin/gawk /run/rhcos/awk
+             export PATH=/run/rhcos:$PATH
+             RETRY= {CONFIGURE_OVS} OVNKubernetes > /run/x/configure-ovs.log 2>&1"#
+        );
+        let run = node.run(&script, Duration::from_secs(300)).unwrap();
+        let log = node.file("configure-ovs.log");
+        let errors: Vec<&str> = log.lines().filter(|l| l.contains("ERROR")).collect();
+        assert_eq!(
+            run.status,
+            0,
+            "configure-ovs.sh failed:\n{}",
+            errors.join("\n")
+        );
+        profiles_on_disk(&mut node)
+    };
+    let ours = {
+        let mut node = node_with(uplink);
+        let c = convert(&mut node);
+        assert_eq!(c.status, 0, "{}", c.log);
+        profiles_on_disk(&mut node)
+    };
+    let names = |m: &BTreeMap<String, String>| m.keys().cloned().collect::<Vec<_>>();
+    eprintln!("configure-ovs.sh's profiles on disk: {:?}", names(&theirs));
+    for p in expected_profiles(uplink) {
+        assert!(
+            theirs.keys().any(|k| k.ends_with(&format!(":{p}"))),
+            "{p} on disk: {:?}",
+            names(&theirs)
+        );
+    }
+    assert_eq!(
+        names(&ours),
+        names(&theirs),
+        "the same profiles, in the same places"
+    );
+    for (key, want) in &theirs {
+        assert_eq!(
+            &ours[key], want,
+            "{key}: ours (left) and configure-ovs.sh's (right)"
+        );
+    }
+}
+
+#[test]
+fn configure_ovs_and_apply_make_the_same_profiles_for_an_lacp_bond() {
+    if real_kernel::require("configure_ovs_and_apply_make_the_same_profiles_for_an_lacp_bond") {
+        configure_ovs_and_apply_make_the_same_profiles(Uplink::Lacp);
+    }
+}
+
+#[test]
+fn configure_ovs_and_apply_make_the_same_profiles_for_a_vlan_on_an_lacp_bond() {
+    if real_kernel::require("configure_ovs_and_apply_make_the_same_profiles_for_a_vlan") {
+        configure_ovs_and_apply_make_the_same_profiles(Uplink::VlanOnLacp);
+    }
 }

@@ -29,6 +29,9 @@ pub const KERNEL: &str = "/usr/bin/linux";
 pub const MODULES: &str = "/usr/lib/uml/modules";
 
 const INIT: &str = include_str!("../../uml/init.sh");
+/// MCO's configure-ovs.sh, unmodified (`uml/configure-ovs.sh` says where from): the guest sees
+/// the host's root, so it runs from the checkout. Tests compare its profiles with ours.
+pub const CONFIGURE_OVS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/uml/configure-ovs.sh");
 
 /// How long boot may take until the guest serves commands (about 10 s here).
 const BOOT_TIMEOUT: Duration = Duration::from_secs(90);

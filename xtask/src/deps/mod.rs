@@ -24,9 +24,13 @@ const PACKAGES: &[&str] = &[
     // RHCOS has it: systemd-hostnamed authorises resolv-prepender (root, no capability) through it
     "polkitd",
     // team uplinks (NetworkManager's team plugin drives teamd)
-    "teamd",
+    "libteam-utils", // teamd ("teamd" is only a virtual name: dpkg never reports it installed)
     // the real-kernel tier: Linux 6.1 as a process, with bonding, 8021q, team and openvswitch
     "user-mode-linux",
+    // MCO's configure-ovs.sh, which the real-kernel tier runs beside ours: RHCOS ships jq, and
+    // its awk is gawk (the script's `\s` means nothing to Debian's mawk)
+    "jq",
+    "gawk",
 ];
 
 /// What the NetworkManager build needs on top.
@@ -43,7 +47,8 @@ const BUILD_PACKAGES: &[&str] = &[
     "libjansson-dev",
     "xsltproc",
     "libdbus-1-dev",
-    "libteam-dev", // teamdctl: team uplinks
+    "libteam-dev",     // teamdctl: team uplinks
+    "libreadline-dev", // nmcli (meson insists on a line editor)
 ];
 
 pub fn install() -> anyhow::Result<()> {

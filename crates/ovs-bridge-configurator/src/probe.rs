@@ -84,14 +84,16 @@ pub fn default_gateways(snap: &Snapshot) -> Vec<Gateway> {
 
 /// Which of `gateways` answer now (all probed at once, for up to a second).
 pub async fn answering(gateways: &[Gateway]) -> Vec<Answered> {
-    let probes = gateways
-        .iter()
-        .map(|g| probe(g, BEFORE_LIMIT, Answer::Echo));
+    let start = Instant::now();
+    let probes = gateways.iter().map(|g| async move {
+        let answer = probe(g, BEFORE_LIMIT, Answer::Echo).await;
+        (answer, start.elapsed())
+    });
     let answers = futures_util::future::join_all(probes).await;
     gateways
         .iter()
         .zip(answers)
-        .filter_map(|(g, a)| {
+        .filter_map(|(g, (a, took))| {
             let Some(answer) = a else {
                 // Said, not an error: a gateway that filters ICMP and was not heard from lately
                 // proves nothing either way, and the change must not wait on it.
@@ -104,9 +106,11 @@ pub async fn answering(gateways: &[Gateway]) -> Vec<Answered> {
                 return None;
             };
             tracing::info!(
-                "gateway {} answers ({answer:?}) through {}: it must answer after the change",
+                "gateway {} answers ({answer:?}) through {} within {:.3} s: it must answer after \
+                 the change",
                 g.ip,
-                g.interface
+                g.interface,
+                took.as_secs_f64()
             );
             Some(Answered { ip: g.ip, answer })
         })

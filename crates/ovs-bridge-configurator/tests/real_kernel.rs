@@ -62,14 +62,12 @@ fn assert_the_silent_gateway_is_named(log: &str, within: &str) {
 /// Boots a node, builds `uplink` with its switch, converts it and checks everything a node
 /// needs when `apply` returns.
 fn uplink_converts(uplink: Uplink) -> (RealKernelNode, Conversion) {
-    let mut node = RealKernelNode::boot("node0").unwrap();
-    node.sh(&uplink.switch()).unwrap();
-    node.sh(&uplink.node())
-        .unwrap_or_else(|e| panic!("{uplink:?}: {e}\n{}", node.diagnostics()));
+    let mut node = node_with(uplink);
     let mac_before = node
         .sh(&format!("cat /sys/class/net/{}/address", uplink.device()))
         .unwrap();
 
+    let nm_log_before = node.file("nm.log").len();
     let c = convert(&mut node);
     eprintln!(
         "{uplink:?}: apply {:.2} s, gateway {:?} s after it returned",
@@ -106,6 +104,27 @@ fn uplink_converts(uplink: Uplink) -> (RealKernelNode, Conversion) {
         expected_profiles(uplink),
         "{uplink:?}: active profiles"
     );
+    // Upstream's order: the port clones autoconnect before anything is activated, so when the
+    // bond or team comes up again its ports come up with the clones, never with the user's
+    // original port profiles (which would attach them to the old bond profile).
+    let nm_log = node.file("nm.log");
+    let during = nm_log.get(nm_log_before..).unwrap_or_default();
+    let ports = match uplink {
+        Uplink::ActiveBackup | Uplink::Lacp | Uplink::Team => 0..2,
+        _ => 0..0,
+    };
+    for port in ports {
+        let original = format!("starting connection '{}-port{port}'", uplink.device());
+        assert!(
+            !during.contains(&original),
+            "{uplink:?}: the original port profile was activated during the apply:\n{}",
+            during
+                .lines()
+                .filter(|l| l.contains("starting connection"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
     (node, c)
 }
 

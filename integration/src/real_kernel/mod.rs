@@ -258,13 +258,15 @@ impl RealKernelNode {
         }
     }
 
-    /// The tails of the console, init and NetworkManager logs, for failure messages.
+    /// The tails of the console, init, NetworkManager and ovs-vswitchd logs, for failure
+    /// messages (an OVS interface stuck in NetworkManager is often explained by vswitchd's).
     pub fn diagnostics(&self) -> String {
         format!(
-            "--- console\n{}\n--- init.log\n{}\n--- nm.log\n{}",
+            "--- console\n{}\n--- init.log\n{}\n--- nm.log\n{}\n--- ovs-vswitchd.log\n{}",
             tail(&self.dir.path().join("console.log"), 15),
             tail(&self.exchange().join("init.log"), 15),
-            tail(&self.exchange().join("nm.log"), 30),
+            tail(&self.exchange().join("nm.log"), 60),
+            tail(&self.exchange().join("ovs-vswitchd.log"), 30),
         )
     }
 
@@ -300,6 +302,7 @@ impl Drop for RealKernelNode {
 /// The last `n` lines of a file (empty if it cannot be read).
 fn tail(path: &Path, n: usize) -> String {
     let text = fs::read_to_string(path).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
+    // ovs-vswitchd's periodic coverage counters say nothing about what went wrong.
+    let lines: Vec<&str> = text.lines().filter(|l| !l.contains("|coverage|")).collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
 }

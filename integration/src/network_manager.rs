@@ -247,3 +247,20 @@ impl Drop for NetworkManager {
         self.stop();
     }
 }
+
+/// A keyfile as tests compare it: each UUID of `uuids` (`(uuid, profile name)`, as `nmcli -g
+/// UUID,NAME` lists them) replaced by `<name>`, and the activation timestamp by `<T>`, so two
+/// runs that made the same profiles compare equal.
+pub fn normalized_keyfile(text: &str, uuids: &[(&str, &str)]) -> String {
+    text.lines()
+        .map(|l| {
+            if l.starts_with("timestamp=") {
+                return "timestamp=<T>".to_owned();
+            }
+            uuids
+                .iter()
+                .fold(l.to_owned(), |l, (u, n)| l.replace(u, &format!("<{n}>")))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+use integration::network_manager::normalized_keyfile;
 use integration::node::{NMSTATE_BR_EX, Node, ROUTER, Upstream, node_address};
 use integration::process::wait_for;
 use integration::require_root;
@@ -185,29 +186,9 @@ fn keyfile(c: &Case, id: &str) -> String {
 /// The keyfile with UUIDs replaced by the profile names they stand for, and the timestamp
 /// (when NM last activated it) by `<T>`.
 fn normalized(c: &Case, id: &str) -> String {
-    let uuids: Vec<(String, String)> = c
-        .node
-        .nm
-        .nmcli(&["-g", "NAME,UUID", "c"])
-        .unwrap()
-        .lines()
-        .filter_map(|l| l.split_once(':').map(|(n, u)| (u.to_owned(), n.to_owned())))
-        .collect();
-    keyfile(c, id)
-        .lines()
-        .map(|l| {
-            let mut l = l.to_owned();
-            for (u, n) in &uuids {
-                l = l.replace(u, &format!("<{n}>"));
-            }
-            if l.starts_with("timestamp=") {
-                "timestamp=<T>".into()
-            } else {
-                l
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    let names = c.node.nm.nmcli(&["-g", "UUID,NAME", "c"]).unwrap();
+    let uuids: Vec<(&str, &str)> = names.lines().filter_map(|l| l.split_once(':')).collect();
+    normalized_keyfile(&keyfile(c, id), &uuids)
 }
 
 /// The profile set of the reference §8.3.2 (configure-ovs.sh measured on this harness), with

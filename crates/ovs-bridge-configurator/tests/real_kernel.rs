@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use integration::network_manager::normalized_keyfile;
 use integration::real_kernel::uplink::{
     AWAIT_GATEWAY, Conversion, GATEWAY, NODE_IP, Uplink, VLAN, bond_profiles,
 };
@@ -471,26 +472,13 @@ fn profiles_on_disk(node: &mut RealKernelNode) -> BTreeMap<String, String> {
         .filter(|f| !f.is_empty())
         .map(|f| {
             let (dir, body) = f.split_once('\n').unwrap_or((f, ""));
-            let mut text = body.trim_end().to_owned();
-            for (uuid, name) in &uuids {
-                text = text.replace(uuid, &format!("<{name}>"));
-            }
-            let text: Vec<String> = text
-                .lines()
-                .map(|l| {
-                    if l.starts_with("timestamp=") {
-                        "timestamp=<T>".to_owned()
-                    } else {
-                        l.to_owned()
-                    }
-                })
-                .collect();
+            let text = normalized_keyfile(body.trim_end(), &uuids);
             let id = text
-                .iter()
+                .lines()
                 .find_map(|l| l.strip_prefix("id="))
                 .unwrap_or("?")
                 .to_owned();
-            (format!("{dir}:{id}"), text.join("\n"))
+            (format!("{dir}:{id}"), text)
         })
         .collect()
 }

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::process::{Daemon, wait_for};
+use crate::process::{Daemon, wait_for_start};
 
 /// Policy of the reference (§3.1): root may own names and call methods; NetworkManager's own
 /// policy file is included from the host.
@@ -60,7 +60,7 @@ impl DbusBus {
                 .arg("--nofork"),
             &dir.join("dbus.log"),
         )?;
-        if !wait_for(Duration::from_secs(5), || socket.exists()) {
+        if !wait_for_start(Duration::from_secs(5), || socket.exists()) {
             return Err(format!(
                 "dbus-daemon did not create its socket: {}",
                 daemon.log_tail(5)

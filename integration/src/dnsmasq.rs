@@ -4,7 +4,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::netns::Netns;
-use crate::process::{Daemon, wait_for};
+use crate::process::{Daemon, wait_for_start};
 
 /// DHCPv4 service on one interface.
 #[derive(Clone, Debug)]
@@ -120,7 +120,7 @@ impl Dnsmasq {
                     .is_some_and(|t| t.contains("started, version"))
             })
         };
-        if !wait_for(Duration::from_secs(5), started) {
+        if !wait_for_start(Duration::from_secs(5), started) {
             return Err(format!("dnsmasq did not start: {}", daemon.log_tail(5)));
         }
         Ok(Dnsmasq { daemon, log })

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::dbus::DbusBus;
 use crate::nm_ovs_build;
-use crate::process::{Daemon, output, wait_for};
+use crate::process::{Daemon, output, wait_for, wait_for_start};
 use crate::view::NodeView;
 
 /// The reference's harness configuration: keyfiles only, no polkit, internal DHCP, hands off
@@ -74,7 +74,9 @@ impl NetworkManager {
             std::fs::create_dir_all(dir.join(d)).map_err(|e| e.to_string())?;
         }
         std::fs::write(dir.join("NetworkManager.conf"), CONFIG).map_err(|e| e.to_string())?;
-        for (name, text) in CONF_D.iter().chain(extra) {
+        // The Tun rule is for the userspace datapath's taps only.
+        let harness_only = |name: &str| name.contains("-harness-") && crate::ovs::kernel_datapath();
+        for (name, text) in CONF_D.iter().chain(extra).filter(|(n, _)| !harness_only(n)) {
             std::fs::write(dir.join("conf.d").join(name), text).map_err(|e| e.to_string())?;
         }
         let mut nm = NetworkManager {
@@ -95,10 +97,12 @@ impl NetworkManager {
                 "PATH",
                 "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
             )
-            .env("DBUS_SYSTEM_BUS_ADDRESS", &self.bus)
-            .env("HARNESS_NM_OVS_DEFAULT_DATAPATH_TYPE", "netdev")
-            .env("HARNESS_NM_OVS_NETDEV_HWADDR", "1")
-            .arg("--debug")
+            .env("DBUS_SYSTEM_BUS_ADDRESS", &self.bus);
+        if !crate::ovs::kernel_datapath() {
+            cmd.env("HARNESS_NM_OVS_DEFAULT_DATAPATH_TYPE", "netdev")
+                .env("HARNESS_NM_OVS_NETDEV_HWADDR", "1");
+        }
+        cmd.arg("--debug")
             .arg(format!(
                 "--config={}",
                 self.dir.join("NetworkManager.conf").display()
@@ -126,7 +130,7 @@ impl NetworkManager {
                 .status()
                 .is_ok_and(|s| s.success())
         };
-        if !wait_for(Duration::from_secs(15), online) {
+        if !wait_for_start(Duration::from_secs(15), online) {
             return Err(format!(
                 "NetworkManager did not finish starting:\n{}",
                 self.log_tail(20)

@@ -1,5 +1,6 @@
-//! Open vSwitch (ovsdb-server + ovs-vswitchd) inside a namespace, userspace datapath, with
-//! private run/db/log directories, running as RHEL/RHCOS run it: as a dedicated user
+//! Open vSwitch (ovsdb-server + ovs-vswitchd) inside a namespace, on the kernel's datapath where
+//! the kernel has one ([`kernel_datapath`]) and the userspace one otherwise, with private
+//! run/db/log directories, running as RHEL/RHCOS run it: as a dedicated user
 //! (`OVS_USER_ID=openvswitch:hugetlbfs`), so its sockets are `srwxr-x---` and owned by that user,
 //! and root without `CAP_DAC_OVERRIDE` cannot connect.
 
@@ -9,7 +10,16 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::netns::Netns;
-use crate::process::{Daemon, output, wait_for};
+use crate::process::{Daemon, output, wait_for_start};
+
+/// Whether the running kernel has OVS's datapath (the `openvswitch` module is loaded, as on a
+/// node and inside a real-kernel guest): then the harness runs as production does, with
+/// NetworkManager's default (`system`) datapath, no `HARNESS_NM_OVS_*` switches and no healing
+/// of br-ex; elsewhere (this machine's kernel has no such module) it falls back to the
+/// userspace datapath and its harness-only workarounds.
+pub fn kernel_datapath() -> bool {
+    Path::new("/sys/module/openvswitch").exists()
+}
 
 /// The numeric user and group OVS runs as: RHEL's `openvswitch:hugetlbfs` without touching the
 /// host's user database (the daemons need no names; ownership and modes are what matter).
@@ -149,7 +159,7 @@ impl Ovs {
             ))
             .arg("--no-chdir");
         let ovsdb = Daemon::spawn("ovsdb-server", &mut cmd, &rundir.join("ovsdb-server.log"))?;
-        if !wait_for(Duration::from_secs(5), || sock.exists()) {
+        if !wait_for_start(Duration::from_secs(5), || sock.exists()) {
             return Err(format!("ovsdb-server did not start: {}", ovsdb.log_tail(5)));
         }
         Ok(ovsdb)
@@ -167,7 +177,7 @@ impl Ovs {
             .arg("--no-chdir");
         let vswitchd = Daemon::spawn("ovs-vswitchd", &mut cmd, &rundir.join("ovs-vswitchd.log"))?;
         let ctl = rundir.join(format!("ovs-vswitchd.{}.ctl", vswitchd.pid()));
-        if !wait_for(Duration::from_secs(10), || ctl.exists()) {
+        if !wait_for_start(Duration::from_secs(10), || ctl.exists()) {
             return Err(format!(
                 "ovs-vswitchd did not start: {}",
                 vswitchd.log_tail(5)

@@ -29,6 +29,7 @@ if [ -e /run/x/persist.tar ]; then
 fi
 for d in /etc /var /tmp /root; do
     mkdir -p "/run/ov$d/u" "/run/ov$d/w"
+    chmod --reference="$d" "/run/ov$d/u" # an overlay's root has its upper dir's mode: /tmp is 1777
     mount -t overlay overlay -o "lowerdir=$d,upperdir=/run/ov$d/u,workdir=/run/ov$d/w" "$d"
 done
 X=/run/x

@@ -11,13 +11,14 @@
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use selection::atomic::write_atomic;
 use selection::netlink::NetlinkReader;
 use selection::runfiles::read_ip_file;
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::apply::{ApplyError, Outcome, activate, reconnect, roll_back_abandoned, settle};
+use crate::apply::{ApplyError, Outcome, reconnect, roll_back_abandoned, settle};
 use crate::nm::{ActiveState, Nm};
 use crate::ovsdb;
 use crate::plan::{BR_EX, BR_EX1, is_ours};
@@ -215,34 +216,78 @@ async fn active_bridge_profiles(nm: &Nm) -> Result<Vec<(OwnedObjectPath, String)
     Ok(out)
 }
 
-/// After a rollback: NetworkManager (seen on 1.42) restores the profiles but re-activates an OVS stack's
-/// pieces at once, and the interface that carries the IP can fail on its still-activating port.
-/// Activates again, in order, whatever of the previous bridge is not active once it settled.
+/// After a rollback: NetworkManager (seen on 1.42) restores the profiles but re-activates an OVS
+/// stack's pieces at once, and the interface that carries the IP can fail on its still-activating
+/// port, or (seen on a real kernel, under load) stay in `ip-config` with nothing more logged.
+/// Once the devices settled, whatever of the previous bridge is not activated is activated again,
+/// in order, with a fresh `ActivateConnection` (waiting on a stuck activation would wait forever);
+/// if that is not enough the whole bridge is, from its bridge profile down. Each step is bounded
+/// by a third of the activation timeout, so the restore ends: a node must not wait minutes
+/// without its bridge for a retry policy meant for first boot.
 async fn restore_bridges(nm: &Nm, before: &[(OwnedObjectPath, String)], s: &Settings) {
     if before.is_empty() {
         return;
     }
-    settle(nm, s.activation_timeout).await;
-    let active = match nm.active_connections().await {
-        Ok(a) => a,
-        Err(e) => return tracing::error!("cannot check the restored bridge: {e}"),
-    };
-    let profiles = nm.profiles().await.unwrap_or_default();
-    for (path, id) in before {
-        let Some(uuid) = profiles.iter().find(|x| x.path == *path).map(|x| x.uuid()) else {
-            continue;
-        };
-        if active
-            .iter()
-            .any(|a| a.uuid == uuid && a.state == ActiveState::Activated)
-        {
-            continue;
-        }
-        tracing::info!("re-activating {id}, part of the bridge the node had");
-        if let Err(e) = activate(nm, path, &uuid, id, s).await {
-            tracing::error!("{e}");
+    let step = s.activation_timeout / 3;
+    settle(nm, step).await;
+    let mut down = not_activated(nm, before).await;
+    if !down.is_empty() {
+        reactivate(nm, "what is down of the bridge the node had", &down, step).await;
+        down = not_activated(nm, before).await;
+    }
+    if !down.is_empty() {
+        reactivate(nm, "the whole bridge the node had", before, step).await;
+        down = not_activated(nm, before).await;
+    }
+    if !down.is_empty() {
+        tracing::error!(
+            "the previous bridge did not come back: {} not activated",
+            ids(&down)
+        );
+    }
+}
+
+/// A fresh activation of each of `profiles`, in order, each waited for up to `timeout`.
+async fn reactivate(
+    nm: &Nm,
+    what: &str,
+    profiles: &[(OwnedObjectPath, String)],
+    timeout: Duration,
+) {
+    tracing::info!("re-activating {what}: {}", ids(profiles));
+    for (path, id) in profiles {
+        if let Err(e) = nm.activate(path, id, timeout).await {
+            tracing::warn!("{e}");
         }
     }
+}
+
+fn ids(profiles: &[(OwnedObjectPath, String)]) -> String {
+    let ids: Vec<&str> = profiles.iter().map(|(_, id)| id.as_str()).collect();
+    ids.join(", ")
+}
+
+/// The profiles of `profiles` whose activation is not (yet) complete, in their order.
+async fn not_activated(
+    nm: &Nm,
+    profiles: &[(OwnedObjectPath, String)],
+) -> Vec<(OwnedObjectPath, String)> {
+    let (Ok(active), Ok(all)) = (nm.active_connections().await, nm.profiles().await) else {
+        tracing::error!("cannot check the restored bridge: NetworkManager does not answer");
+        return Vec::new();
+    };
+    profiles
+        .iter()
+        .filter(|(path, _)| {
+            let uuid = all.iter().find(|x| x.path == *path).map(|x| x.uuid());
+            uuid.is_some_and(|uuid| {
+                !active
+                    .iter()
+                    .any(|a| a.uuid == uuid && a.state == ActiveState::Activated)
+            })
+        })
+        .cloned()
+        .collect()
 }
 
 /// After nmstate applied the file (inside its checkpoint): the automatic mode's profiles nmstate

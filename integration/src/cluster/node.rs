@@ -8,10 +8,10 @@ use std::time::{Duration, SystemTime};
 use super::timeline::{Event, parse_utc};
 use super::{API_VIP, Binaries, DAEMONS, INGRESS_VIP, STORAGE_ROUTER};
 use crate::dnsmasq::{Dnsmasq, DnsmasqConfig};
-use crate::keepalived::{KeepalivedService, PASSING_SCRIPTS};
+use crate::keepalived::{KeepalivedService, passing_scripts_here};
 use crate::netns::Netns;
 use crate::node::{Node, ROUTER, ROUTER6, ZONE, node_address, node_address6};
-use crate::process::{Daemon, wait_for};
+use crate::process::{Daemon, wait_for_start};
 
 /// One node of the cluster and its daemons.
 #[derive(Debug)]
@@ -100,7 +100,7 @@ impl ClusterNode {
             ns.ip(&["-br", "addr", "show", "dev", "ens3"])
                 .is_ok_and(|t| t.contains(&format!("{}/", node_address(i))))
         };
-        if !wait_for(Duration::from_secs(30), has_lease) {
+        if !wait_for_start(Duration::from_secs(30), has_lease) {
             return Err(format!("node{i}: no DHCP lease on ens3"));
         }
         let write = |rel: &str, text: String| {
@@ -140,8 +140,9 @@ impl ClusterNode {
                 "cluster-name = \"ostest\"\nrole = \"master\"\napi-vips = [\"{API_VIP}\"]\n\
                  ingress-vips = [\"{INGRESS_VIP}\"]\noutput = \"{out}\"\nkeepalived-dir = \"{dir}\"\n\
                  peer-source = \"file\"\npeers-file = \"{peers}\"\nreload = \"socket\"\n\
-                 control-socket = \"{dir}/ka/keepalived.sock\"\ndebounce-ms = 500\n{PASSING_SCRIPTS}",
+                 control-socket = \"{dir}/ka/keepalived.sock\"\ndebounce-ms = 500\n{scripts}",
                 out = self.path("keepalived.conf").display(),
+                scripts = passing_scripts_here(),
                 dir = self.dir.display(),
                 peers = peers.display()
             ),
@@ -224,9 +225,12 @@ impl ClusterNode {
         self.run_oneshot("nodeip-selector")
     }
 
-    /// ovs-configuration.service (with the harness's tap guard, and healing of the userspace
-    /// datapath's route loss afterwards).
+    /// ovs-configuration.service (on the userspace datapath with the harness's tap guard, and
+    /// healing of its route loss afterwards; on the kernel's datapath as on a node, alone).
     pub fn run_ovs_configuration(&self) -> Result<ExitStatus, String> {
+        if crate::ovs::kernel_datapath() {
+            return self.run_oneshot("ovs-bridge-configurator");
+        }
         let guard = self.node.guard_br_ex_tap();
         let out = self.run_oneshot("ovs-bridge-configurator")?;
         drop(guard);
@@ -275,7 +279,7 @@ impl ClusterNode {
                 .as_ref()
                 .is_some_and(KeepalivedService::is_running)
         };
-        if wait_for(Duration::from_secs(20), running) {
+        if wait_for_start(Duration::from_secs(20), running) {
             return Ok(());
         }
         Err(format!(
@@ -405,7 +409,7 @@ impl ClusterNode {
             .view
             .run_dir()
             .join("resolv-prepender-kni-conf-done");
-        if !wait_for(Duration::from_secs(20), || done.exists()) {
+        if !wait_for_start(Duration::from_secs(20), || done.exists()) {
             return Err(format!(
                 "node{i}: resolv-prepender did not finish:\n{}",
                 self.log_tail("resolv-prepender", 10)

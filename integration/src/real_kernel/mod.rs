@@ -78,6 +78,7 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// A running real-kernel node.
 pub struct RealKernelNode {
     name: String,
+    memory: String,
     dir: tempfile::TempDir,
     child: Option<Child>,
     next: AtomicU32,
@@ -88,6 +89,12 @@ pub struct RealKernelNode {
 impl RealKernelNode {
     /// Boots a node with hostname `name` and waits until D-Bus, OVS and NetworkManager run.
     pub fn boot(name: &str) -> Result<RealKernelNode, String> {
+        Self::boot_with_memory(name, "512M")
+    }
+
+    /// As [`Self::boot`], with `memory` (UML's `mem=`: `2G`) for a guest that runs more than
+    /// one node's daemons.
+    pub fn boot_with_memory(name: &str, memory: &str) -> Result<RealKernelNode, String> {
         let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
         let release = module_release().ok_or(format!("no UML modules under {MODULES}"))?;
         let dir = crate::scratch_dir("uml")?;
@@ -111,6 +118,7 @@ impl RealKernelNode {
         fs::set_permissions(&init, fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())?;
         let mut node = RealKernelNode {
             name: name.to_owned(),
+            memory: memory.to_owned(),
             dir,
             child: None,
             next: AtomicU32::new(0),
@@ -131,7 +139,7 @@ impl RealKernelNode {
         let p = |sub: &str| dir.join(sub).display().to_string();
         let child = Command::new(KERNEL)
             .args([
-                "mem=512M".to_owned(),
+                format!("mem={}", self.memory),
                 "rootfstype=hostfs".to_owned(),
                 "ro".to_owned(),
                 format!("init={}", p("init.sh")),

@@ -3,10 +3,17 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Set by a test that runs another inside a real-kernel guest, which sees the checkout
+/// read-only and has no toolchain: the binaries are built already.
+pub const PREBUILT: &str = "ONPREM_TEST_BINARIES_BUILT";
+
 /// The directory holding this workspace's debug binaries, built first (a no-op after
-/// `cargo test --workspace`, which built them already).
+/// `cargo test --workspace`, which built them already) unless [`PREBUILT`] is set.
 pub fn workspace_binaries() -> PathBuf {
     let xtask = Path::new(env!("CARGO_BIN_EXE_xtask"));
+    if std::env::var_os(PREBUILT).is_some() {
+        return xtask.parent().unwrap().to_owned();
+    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     run(Command::new(env!("CARGO")).current_dir(root).args([
         "build",

@@ -379,14 +379,23 @@ pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
             None => tracing::info!(
                 "no node-IP interface and no default route yet; waiting for a network change"
             ),
-            Some(c) => match plan::awaited_hint(&g.snapshot, &g.files, &c) {
-                Some(hint) => tracing::info!(
+            Some(c) => match (
+                plan::awaited_node_ip(&g.files, &c),
+                plan::awaited_hint(&g.snapshot, &g.files, &c),
+            ) {
+                (Some(ip), _) => tracing::info!(
+                    "the node IP {ip} ({}) is on no interface yet ({} has a default route): \
+                     waiting for it",
+                    s.node_ip_files().primary_ip().display(),
+                    c.interface
+                ),
+                (None, Some(hint)) => tracing::info!(
                     "{} has a default route, but br-ex was on {hint} ({}): waiting for {hint}'s \
                      default route",
                     c.interface,
                     s.hint().display()
                 ),
-                None => break,
+                (None, None) => break,
             },
         }
         let _ = tokio::time::timeout(deadline - Instant::now(), changes.next()).await;

@@ -236,6 +236,18 @@ pub fn choose(snap: &Snapshot, files: &Files) -> Result<Option<Choice>, PlanErro
     }))
 }
 
+/// The node IP nodeip-selector chose when no interface carries it (so `choice` fell back to a
+/// default route or the hint): the uplink that had it is on its way back, a DHCP lease not
+/// renewed yet or, after a run killed mid-apply, the network NetworkManager is still restoring
+/// from the abandoned checkpoint (seen: br-ex built on the storage NIC's lower-metric route
+/// while ens3 waited for its lease). Decision: the caller waits for it within the same budget as
+/// for a default route, then falls back as upstream does at once.
+pub fn awaited_node_ip(files: &Files, choice: &Choice) -> Option<IpAddr> {
+    matches!(choice.reason, Reason::DefaultRoute | Reason::Hint)
+        .then_some(files.primary_ip)
+        .flatten()
+}
+
 /// The remembered interface the default-route choice passed over only because it has no default
 /// route yet: upstream keeps polling (within its 12 x 5 s budget) until it gets one, so a NIC
 /// whose DHCP answers later than another's does not lose br-ex across a reboot.

@@ -880,6 +880,45 @@ fn a_hint_without_its_default_route_yet_is_awaited() {
 }
 
 #[test]
+fn a_node_ip_on_no_interface_is_awaited_before_a_default_route_is_taken() {
+    // ens3 (the node IP's NIC) is back without its lease yet; eth1 has a better default route.
+    let snap = snapshot()
+        .link(2, "ens3")
+        .link(3, "eth1")
+        .addr(3, "203.0.113.13/24")
+        .default_via(3, "203.0.113.1", 50)
+        .build();
+    let files = Files {
+        primary_ip: Some("198.51.100.13".parse().unwrap()),
+        ..Default::default()
+    };
+    let c = choose(&snap, &files).unwrap().unwrap();
+    assert_eq!(c.reason, Reason::DefaultRoute);
+    assert_eq!(
+        crate::plan::awaited_node_ip(&files, &c),
+        Some("198.51.100.13".parse().unwrap())
+    );
+    // Without a node IP there is nothing to wait for; once ens3 has it, it is chosen.
+    assert_eq!(crate::plan::awaited_node_ip(&Files::default(), &c), None);
+    let later = snapshot()
+        .link(2, "ens3")
+        .addr(2, "198.51.100.13/24")
+        .link(3, "eth1")
+        .addr(3, "203.0.113.13/24")
+        .default_via(3, "203.0.113.1", 50)
+        .build();
+    let c = choose(&later, &files).unwrap().unwrap();
+    assert_eq!(
+        c,
+        Choice {
+            interface: "ens3".into(),
+            reason: Reason::NodeIp
+        }
+    );
+    assert_eq!(crate::plan::awaited_node_ip(&files, &c), None);
+}
+
+#[test]
 fn bond_port_clones_get_autoconnect_before_anything_is_activated() {
     let (profiles, devices) = bond(&[("mode", "802.3ad"), ("miimon", "100")]);
     let plan = run(&profiles, &devices, &bond_snapshot(), &Files::default()).unwrap();

@@ -614,6 +614,41 @@ fn the_node_ip_nic_wins_over_a_lower_metric_default_route_and_the_extra_bridge_f
     assert!(c.ready());
 }
 
+/// The node IP's NIC has not got its address back yet when the run starts (its DHCP lease, or
+/// NetworkManager still restoring what a killed run's checkpoint held: seen in the cluster's
+/// fault test, br-ex built on the storage NIC), and another NIC has the better default route:
+/// the run waits for the node IP and builds br-ex on its NIC.
+#[test]
+fn the_node_ip_is_awaited_before_a_better_default_route_is_taken() {
+    if !require_root("the_node_ip_is_awaited_before_a_better_default_route_is_taken") {
+        return;
+    }
+    let c = Case::new(false);
+    let _up2 = add_second_nic(&c);
+    c.write_primary_ip();
+    c.node.nm.nmcli(&["device", "disconnect", "ens3"]).unwrap();
+    assert!(!c.ens3_has_node_ip());
+    let reconnect = {
+        let nm = c.node.nm.bus_address().to_owned();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(2));
+            Command::new("nmcli")
+                .env("DBUS_SYSTEM_BUS_ADDRESS", nm)
+                .args(["device", "connect", "ens3"])
+                .output()
+        })
+    };
+    let o = c.run(&["apply"]);
+    let _ = reconnect.join();
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(
+        log(&o).contains("is on no interface yet (ens4 has a default route): waiting for it"),
+        "{}",
+        log(&o)
+    );
+    assert!(c.ready(), "br-ex on ens3: {}", c.context(&o));
+}
+
 /// Whether br-ex carries `ip`.
 fn br_ex_carries(c: &Case, ip: &str) -> bool {
     c.node

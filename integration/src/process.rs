@@ -99,9 +99,12 @@ impl Drop for Daemon {
     }
 }
 
-/// Whether this process runs under User-Mode Linux (inside a real-kernel guest).
+/// Whether this process runs under User-Mode Linux (inside a real-kernel guest); read once.
 pub fn inside_user_mode_linux() -> bool {
-    std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|c| c.contains("User Mode Linux"))
+    static UML: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *UML.get_or_init(|| {
+        std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|c| c.contains("User Mode Linux"))
+    })
 }
 
 /// How many times a bound on starting processes must stretch here: 4 under User-Mode Linux,

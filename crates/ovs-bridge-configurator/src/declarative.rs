@@ -18,12 +18,14 @@ use selection::netlink::NetlinkReader;
 use selection::runfiles::read_ip_file;
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::apply::{ApplyError, Outcome, reconnect, roll_back_abandoned, settle};
 use crate::nm::{ActiveState, Nm};
+pub use crate::outcome::DeclarativeError;
+use crate::outcome::{ApplyError, Outcome};
 use crate::ovsdb;
 use crate::plan::{BR_EX, BR_EX1, is_ours};
 use crate::probe;
 use crate::profile::ProfileView;
+use crate::recover::{reconnect, roll_back_abandoned, settle};
 use crate::settings::Settings;
 
 /// A pending NMState file.
@@ -31,25 +33,6 @@ use crate::settings::Settings;
 pub struct Pending {
     pub path: PathBuf,
     pub content: String,
-}
-
-/// Why a declarative apply failed.
-#[derive(Debug, thiserror::Error)]
-pub enum DeclarativeError {
-    /// The file is not valid NMState: nothing was changed.
-    #[error("invalid NMState file {path}: {message}")]
-    Invalid { path: String, message: String },
-    /// nmstate could not apply or verify it and rolled back to the previous network.
-    #[error("applying {path} failed and was rolled back: {message}")]
-    Apply { path: String, message: String },
-    /// It applied, but the result is not a usable br-ex: rolled back.
-    #[error("{path} was rolled back: {message}")]
-    Unusable { path: String, message: String },
-    #[error("cannot write {}: {error}", path.display())]
-    Write {
-        path: PathBuf,
-        error: std::io::Error,
-    },
 }
 
 /// The short host name (`hostname -s`).

@@ -9,10 +9,12 @@ pub mod collect;
 pub mod declarative;
 pub mod nic;
 pub mod nm;
+pub mod outcome;
 pub mod ovsdb;
 pub mod plan;
 pub mod probe;
 pub mod profile;
+pub mod recover;
 pub mod settings;
 pub mod troubleshoot;
 

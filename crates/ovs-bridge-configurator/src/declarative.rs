@@ -18,6 +18,7 @@ use selection::netlink::NetlinkReader;
 use selection::runfiles::read_ip_file;
 use zbus::zvariant::OwnedObjectPath;
 
+use crate::checkpoint;
 use crate::nm::{ActiveState, Nm};
 pub use crate::outcome::DeclarativeError;
 use crate::outcome::{ApplyError, Outcome};
@@ -82,41 +83,18 @@ pub fn parse(p: &Pending) -> Result<nmstate::NetworkState, DeclarativeError> {
 pub async fn apply<F>(
     s: &Settings,
     p: &Pending,
-    mut state: nmstate::NetworkState,
+    state: nmstate::NetworkState,
     finish: F,
 ) -> Result<(), DeclarativeError>
 where
     F: AsyncFnOnce() -> Result<(), String>,
 {
-    let shown = p.path.display().to_string();
-    state
-        .set_kernel_only(false)
-        .set_verify_change(true)
-        .set_commit(false)
-        .set_memory_only(false)
-        .set_timeout(s.checkpoint_timeout.as_secs() as u32);
-    state
-        .apply_async()
+    let path = p.path.display().to_string();
+    checkpoint::apply(state, s.checkpoint_timeout, finish)
         .await
-        .map_err(|e| DeclarativeError::Apply {
-            path: shown.clone(),
-            message: e.to_string(),
-        })?;
-    // nmstate left its checkpoint open ("" = NetworkManager's only checkpoint).
-    if let Err(message) = finish().await {
-        if let Err(e) = nmstate::NetworkState::checkpoint_rollback_async("").await {
-            tracing::error!("rolling back nmstate's checkpoint: {e}");
-        }
-        return Err(DeclarativeError::Unusable {
-            path: shown,
-            message,
-        });
-    }
-    nmstate::NetworkState::checkpoint_commit_async("")
-        .await
-        .map_err(|e| DeclarativeError::Apply {
-            path: shown.clone(),
-            message: format!("commit: {e}"),
+        .map_err(|e| match e {
+            checkpoint::Failed::Apply(message) => DeclarativeError::Apply { path, message },
+            checkpoint::Failed::Check(message) => DeclarativeError::Unusable { path, message },
         })?;
     // As upstream: the file is copied into /etc/nmstate (nmstate.service re-applies it on
     // later boots) and to `applied`, a copy of the content other tools compare against.

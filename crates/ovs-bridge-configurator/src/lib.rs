@@ -4,6 +4,7 @@
 
 pub mod apply;
 pub mod bond;
+pub mod checkpoint;
 pub mod cli;
 pub mod collect;
 pub mod declarative;

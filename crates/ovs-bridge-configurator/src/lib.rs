@@ -8,6 +8,7 @@ pub mod checkpoint;
 pub mod cli;
 pub mod collect;
 pub mod declarative;
+pub mod guard;
 pub mod lock;
 pub mod nic;
 pub mod nm;

@@ -281,7 +281,7 @@ async fn remove_leftovers(nm: &Nm, s: &Settings, keep_br_ex1: bool) -> Result<()
 
 /// br-ex exists and carries the node IP (the install's seeds make br-ex mandatory in these
 /// files); otherwise the file cannot be what the node runs on.
-async fn check_br_ex(s: &Settings) -> Result<(), String> {
+pub(crate) async fn check_br_ex(s: &Settings) -> Result<(), String> {
     let mut reader = NetlinkReader::connect().map_err(|e| e.to_string())?;
     let snap = reader.snapshot().await.map_err(|e| e.to_string())?;
     let Some(idx) = snap

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod collect;
 pub mod declarative;
 pub mod guard;
+pub mod live;
 pub mod lock;
 pub mod nic;
 pub mod nm;
@@ -23,6 +24,7 @@ pub mod troubleshoot;
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use selection::netlink::NetlinkReader;
 
@@ -45,6 +47,12 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 Ok(ExitCode::SUCCESS)
             }
             Command::Status(_) => status(&s).await,
+            Command::ApplyLive {
+                file,
+                force,
+                lock_wait_secs,
+                ..
+            } => apply_live(&s, file, *force, *lock_wait_secs).await,
             Command::Collect { dir, .. } => {
                 let target = dir.clone().unwrap_or_else(collect::default_target);
                 let missing = collect::collect(&s, &target).await?;
@@ -56,6 +64,43 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             }
         }
     })
+}
+
+/// `apply-live`: reads the desired state (a file, or stdin for `-`), applies it, says how long it
+/// took. Bad input (invalid or refused) exits 2, as a usage error.
+async fn apply_live(
+    s: &Settings,
+    file: &Path,
+    force: bool,
+    lock_wait_secs: u64,
+) -> anyhow::Result<ExitCode> {
+    let (source, content) = if file == Path::new("-") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| selection::app::UsageError(format!("cannot read stdin: {e}")))?;
+        ("stdin".to_owned(), text)
+    } else {
+        let text = std::fs::read_to_string(file).map_err(|e| {
+            selection::app::UsageError(format!("cannot read {}: {e}", file.display()))
+        })?;
+        (file.display().to_string(), text)
+    };
+    let desired = live::Desired {
+        origin: source,
+        content,
+    };
+    match live::apply_live(s, &desired, force, Duration::from_secs(lock_wait_secs)).await {
+        Ok(took) => {
+            tracing::info!(
+                "{} applied and committed in {:.2}s",
+                desired.origin,
+                took.as_secs_f64()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) if e.is_bad_input() => Err(selection::app::UsageError(e.to_string()).into()),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Upstream's policy by default: a failed run is retried every 15 minutes until it succeeds (a

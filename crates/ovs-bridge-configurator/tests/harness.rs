@@ -1401,3 +1401,82 @@ fn collect_gathers_the_host_network_with_secrets_redacted() {
     assert_eq!(o.status.code(), Some(1), "{}", log(&o));
     assert!(log(&o).contains("exists already"), "{}", log(&o));
 }
+
+/// Issue 27: `apply-live` on a converted node. An additive change (an address on a second NIC)
+/// is committed and stays until the node's next boot, with nothing written under /etc/nmstate;
+/// a change that cuts the node off (its default route moved to a gateway that does not exist)
+/// fails the forwarding probe and is rolled back within the probe's timeout; bad YAML and a
+/// change the guard rails refuse exit 2 with nothing changed.
+#[test]
+fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
+    if !require_root("a_live_change_is_committed_and_one_that_cuts_the_node_off") {
+        return;
+    }
+    let c = Case::new(true);
+    c.write_primary_ip();
+    let o = c.run(&["apply"]);
+    assert!(o.status.success() && c.ready(), "{}", c.context(&o));
+    let up2 = integration::Netns::new("up2").unwrap();
+    up2.veth_to("eth0", &c.node.ns, "ens4").unwrap();
+    let file = c.node.dir().join("live.yml");
+    let live = |yaml: &str| {
+        fs::write(&file, yaml).unwrap();
+        let cfg = c.node.dir().join("live.toml");
+        fs::write(&cfg, "forwarding-timeout-secs = 5\n").unwrap();
+        c.command(&["apply-live", &file.display().to_string()], &cfg)
+            .output()
+            .unwrap()
+    };
+    let o = live(
+        "interfaces:
+- name: ens4
+  type: ethernet
+  state: up
+  ipv4: {enabled: true, dhcp: false, address: [{ip: 192.0.2.20, prefix-length: 24}]}
+",
+    );
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(log(&o).contains("applied and committed in"), "{}", log(&o));
+    let ens4 = c
+        .node
+        .ns
+        .ip(&["-br", "addr", "show", "dev", "ens4"])
+        .unwrap();
+    assert!(ens4.contains("192.0.2.20/24"), "{ens4}");
+    assert!(c.ready() && c.reachable());
+    assert!(
+        !c.etc.join("nmstate").exists(),
+        "a live change writes nothing under /etc/nmstate"
+    );
+
+    let o = live(
+        "routes:
+  config:
+  - destination: 0.0.0.0/0
+    state: absent
+  - destination: 0.0.0.0/0
+    next-hop-address: 198.51.100.77
+    next-hop-interface: br-ex
+",
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    assert!(
+        log(&o).contains("was rolled back after") && log(&o).contains("198.51.100.1"),
+        "{}",
+        log(&o)
+    );
+    assert!(
+        wait_for(Duration::from_secs(15), || c.ready()),
+        "the default route through the real gateway is back: {}",
+        c.context(&o)
+    );
+    assert!(c.reachable());
+
+    let o = live("interfaces: [");
+    assert_eq!(o.status.code(), Some(2), "{}", log(&o));
+    assert!(log(&o).contains("invalid NMState from"), "{}", log(&o));
+    let o = live("interfaces:\n- name: br-ex\n  type: ovs-bridge\n  state: absent\n");
+    assert_eq!(o.status.code(), Some(2), "{}", log(&o));
+    assert!(log(&o).contains("it removes br-ex"), "{}", log(&o));
+    assert!(c.ready() && c.reachable());
+}

@@ -38,8 +38,10 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let rt = selection::service::runtime()?;
     rt.block_on(async {
         match &cli.command {
-            Command::Apply(_) => apply_with_retry(&s, apply::apply).await,
-            Command::ApplyNmstate(_) => apply_with_retry(&s, apply::apply_nmstate).await,
+            Command::Apply(_) => apply_with_retry(&s, "apply", apply::apply).await,
+            Command::ApplyNmstate(_) => {
+                apply_with_retry(&s, "apply-nmstate", apply::apply_nmstate).await
+            }
             Command::Plan { json, .. } => plan(&s, *json).await,
             Command::Rollback(_) => {
                 let nm = Nm::connect(s.dbus_timeout).await?;
@@ -103,14 +105,38 @@ async fn apply_live(
     }
 }
 
+/// How long a boot-time run waits for a live apply (or another run) to finish changing the
+/// network: a live apply ends within its forwarding timeout plus nmstate's own work.
+const BOOT_LOCK_WAIT: Duration = Duration::from_secs(120);
+
+/// One boot-time run (`what`), holding the change lock (see [`lock`]) while it runs.
+async fn locked_run<F>(
+    s: &Settings,
+    what: &'static str,
+    run: &F,
+) -> Result<apply::Outcome, apply::ApplyError>
+where
+    F: AsyncFn(&Settings) -> Result<apply::Outcome, apply::ApplyError>,
+{
+    let path = lock::path(&s.run_dir);
+    let held =
+        tokio::task::spawn_blocking(move || lock::ChangeLock::acquire(&path, what, BOOT_LOCK_WAIT))
+            .await
+            .map_err(|e| apply::ApplyError::Verify(format!("taking the change lock: {e}")))??;
+    let outcome = run(s).await;
+    drop(held);
+    outcome
+}
+
 /// Upstream's policy by default: a failed run is retried every 15 minutes until it succeeds (a
-/// SIGTERM during the wait ends it with a failure).
-async fn apply_with_retry<F>(s: &Settings, run: F) -> anyhow::Result<ExitCode>
+/// SIGTERM during the wait ends it with a failure). The change lock is held per attempt, not
+/// across the wait.
+async fn apply_with_retry<F>(s: &Settings, what: &'static str, run: F) -> anyhow::Result<ExitCode>
 where
     F: AsyncFn(&Settings) -> Result<apply::Outcome, apply::ApplyError>,
 {
     loop {
-        match run(s).await {
+        match locked_run(s, what, &run).await {
             Ok(outcome) => {
                 tracing::info!("done: {outcome:?}");
                 return Ok(ExitCode::SUCCESS);

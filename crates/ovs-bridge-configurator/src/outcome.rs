@@ -41,6 +41,8 @@ pub enum ApplyError {
     Declarative(#[from] DeclarativeError),
     #[error(transparent)]
     NotForwarding(#[from] crate::probe::NotForwarding),
+    #[error(transparent)]
+    Lock(#[from] crate::lock::LockError),
 }
 
 pub(crate) fn io(what: &'static str, path: &Path, error: std::io::Error) -> ApplyError {

@@ -9,6 +9,7 @@ use integration::network_manager::normalized_keyfile;
 use integration::node::{NMSTATE_BR_EX, Node, ROUTER, Upstream, node_address};
 use integration::process::wait_for;
 use integration::require_root;
+use ovs_bridge_configurator::lock;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ovs-bridge-configurator");
 
@@ -1479,4 +1480,60 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
     assert_eq!(o.status.code(), Some(2), "{}", log(&o));
     assert!(log(&o).contains("it removes br-ex"), "{}", log(&o));
     assert!(c.ready() && c.reachable());
+}
+
+/// Issue 27: one change of the node's network at a time. While another change holds the lock
+/// (here the test, as `apply`), `apply-live` waits up to `--lock-wait-secs` and then exits
+/// naming the holder, with nothing changed; the boot-time `apply` waits for the holder to
+/// finish and then runs.
+#[test]
+fn a_change_waits_for_the_one_that_holds_the_network() {
+    if !require_root("a_change_waits_for_the_one_that_holds_the_network") {
+        return;
+    }
+    let c = Case::new(true);
+    c.write_primary_ip();
+    let lock = lock::path(c.node.view.run_dir());
+    let held = lock::ChangeLock::acquire(&lock, "apply", Duration::ZERO).unwrap();
+    let file = c.node.dir().join("live.yml");
+    fs::write(
+        &file,
+        "interfaces:\n- name: ens3\n  type: ethernet\n  mtu: 1400\n",
+    )
+    .unwrap();
+    let o = c
+        .command(
+            &[
+                "apply-live",
+                &file.display().to_string(),
+                "--lock-wait-secs",
+                "1",
+            ],
+            Path::new("/dev/null"),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    assert!(
+        log(&o).contains(&format!(
+            "another change of the node's network is running (apply, pid {})",
+            std::process::id()
+        )),
+        "{}",
+        log(&o)
+    );
+    let mtu = c.node.ns.ip(&["-o", "link", "show", "ens3"]).unwrap();
+    assert!(mtu.contains("mtu 1500"), "nothing changed: {mtu}");
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(2));
+        drop(held);
+    });
+    let t = Instant::now();
+    let o = c.run(&["apply"]);
+    release.join().unwrap();
+    assert!(o.status.success() && c.ready(), "{}", c.context(&o));
+    assert!(
+        t.elapsed() >= Duration::from_secs(2),
+        "apply waited for the holder"
+    );
 }

@@ -12,12 +12,17 @@ use selection::netlink::{ChangeStream, NetlinkReader};
 use selection::runfiles::read_ip_file;
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::nm::{self, ActiveState, DeviceState, Nm, NmError};
+use crate::nm::{ActiveState, Nm, NmError};
 use crate::ovsdb;
 use crate::plan::{self, BR_EX, BR_EX1, Files, Plan, PlanError, is_ours};
 use crate::probe;
 use crate::profile::{self as p, ProfileView, Settings as NmSettings};
 use crate::settings::Settings;
+
+pub(crate) use crate::outcome::io;
+pub use crate::outcome::{ApplyError, Outcome};
+pub use crate::recover::cleanup;
+use crate::recover::{reconnect, roll_back_abandoned};
 
 /// How long to wait for a default route to appear when there is none (upstream: 12 x 5 s).
 const DEFAULT_ROUTE_WAIT: Duration = Duration::from_secs(60);
@@ -29,66 +34,6 @@ const PORT_IMPLICIT_WAIT: Duration = Duration::from_secs(5);
 const SETTLE_WAIT: Duration = Duration::from_secs(10);
 /// Pause between two activation attempts of one profile (upstream: `sleep 5`).
 const ACTIVATION_RETRY_WAIT: Duration = Duration::from_secs(5);
-
-/// A failed run. The node keeps (or gets back) its original network.
-#[derive(Debug, thiserror::Error)]
-pub enum ApplyError {
-    #[error(transparent)]
-    Nm(#[from] NmError),
-    #[error(transparent)]
-    Plan(#[from] PlanError),
-    #[error(transparent)]
-    Ovs(#[from] ovsdb::OvsError),
-    #[error("netlink: {0}")]
-    Netlink(#[from] selection::netlink::NetlinkError),
-    #[error("{0}")]
-    Verify(String),
-    #[error("cannot {what} {}: {error}", path.display())]
-    File {
-        what: &'static str,
-        path: std::path::PathBuf,
-        error: std::io::Error,
-    },
-    #[error("cannot install a signal handler: {0}")]
-    Signal(std::io::Error),
-    #[error("terminated by a signal")]
-    Terminated,
-    #[error("cannot keep the checkpoint open: {0}")]
-    Checkpoint(NmError),
-    #[error(
-        "the checkpoint was gone at commit time ({0}): NetworkManager restarted during the apply, \
-         or its rollback timeout passed and it restored the previous configuration; run again"
-    )]
-    Uncommitted(NmError),
-    #[error(transparent)]
-    Declarative(#[from] crate::declarative::DeclarativeError),
-    #[error(transparent)]
-    NotForwarding(#[from] crate::probe::NotForwarding),
-}
-
-pub(crate) fn io(what: &'static str, path: &Path, error: std::io::Error) -> ApplyError {
-    ApplyError::File {
-        what,
-        path: path.to_owned(),
-        error,
-    }
-}
-
-/// What a successful run did.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// The user's NMState file was applied and recorded.
-    DeclarativeApplied,
-    /// `/etc/nmstate/openshift/applied` exists and nothing is pending: NMState owns br-ex.
-    Declarative,
-    /// `apply-nmstate` found no NMState file: the automatic mode builds br-ex.
-    NoNmstateFile,
-    /// br-ex already carried the node IP and every profile was active.
-    AlreadyConverted,
-    Converted {
-        interface: String,
-    },
-}
 
 /// Everything the planner reads.
 pub struct Gathered {
@@ -197,99 +142,6 @@ pub async fn gather(
         files,
         node_ips,
     })
-}
-
-/// Rolls back checkpoints that exist before this run starts. Only a run of this tool that died
-/// mid-apply (SIGKILL, OOM) can have left one: ovs-configuration runs before kubelet, so no other
-/// NetworkManager client (kubernetes-nmstate) is running yet, and the NMState path's checkpoint
-/// lives inside this process. Rolling back restores the network that run started from, as NM
-/// would by itself once the checkpoint's timeout passed, and frees the devices for this run's own
-/// checkpoint (NM puts a device in one checkpoint at a time).
-pub(crate) async fn roll_back_abandoned(nm: &Nm, timeout: Duration) -> Result<(), ApplyError> {
-    let abandoned = nm.checkpoints().await?;
-    for cp in &abandoned {
-        tracing::warn!(
-            "checkpoint {} was left by an interrupted earlier run: rolling it back",
-            cp.as_str()
-        );
-        // It may have expired meanwhile; then NM has rolled back already.
-        if let Err(e) = nm.checkpoint_rollback(cp).await {
-            tracing::warn!("{e}");
-        }
-    }
-    if !abandoned.is_empty() {
-        // The rollback re-activates the original profiles asynchronously: plan from the
-        // settled result, not from devices half way there.
-        settle(nm, timeout).await;
-    }
-    Ok(())
-}
-
-/// Deletes every profile this tool creates (in /run and /etc) and the OVS bridges, then lets
-/// the uplinks get their original profiles back. Returns whether anything was deleted.
-pub async fn cleanup(nm: &Nm, timeout: Duration) -> Result<bool, ApplyError> {
-    let profiles = nm.profiles().await?;
-    let mut uplinks: Vec<String> = Vec::new();
-    let mut deleted = false;
-    for x in &profiles {
-        let id = x.id();
-        if !is_ours(&id) {
-            continue;
-        }
-        if id == BR_EX.uplink_profile() || id == BR_EX1.uplink_profile() {
-            uplinks.extend(x.interface());
-        }
-        tracing::info!(
-            "removing profile {id} ({})",
-            if x.filename.is_empty() {
-                "in memory"
-            } else {
-                &x.filename
-            }
-        );
-        nm.delete(&x.path).await?;
-        deleted = true;
-    }
-    ovsdb::delete_bridge(BR_EX.bridge)?;
-    ovsdb::delete_bridge(BR_EX1.bridge)?;
-    if deleted {
-        reconnect(nm, &uplinks, timeout).await;
-    }
-    Ok(deleted)
-}
-
-/// Gives each uplink its best original profile again (`nmcli device connect`), if NM has not
-/// already done so by autoconnect.
-pub(crate) async fn reconnect(nm: &Nm, uplinks: &[String], timeout: Duration) {
-    let Ok(devices) = nm.devices().await else {
-        return;
-    };
-    for name in uplinks {
-        let Some(d) = devices
-            .iter()
-            .find(|d| &d.interface == name && d.device_type != nm::DEVICE_TYPE_OVS_PORT)
-        else {
-            continue;
-        };
-        if d.state == DeviceState::Activated {
-            continue;
-        }
-        if let Err(e) = nm.connect_device(&d.path, name, timeout).await {
-            tracing::warn!("could not reconnect {name}: {e}");
-        }
-    }
-}
-
-/// Waits (up to `timeout`) until no device is half way through a state change.
-pub(crate) async fn settle(nm: &Nm, timeout: Duration) {
-    let deadline = Instant::now() + timeout;
-    while Instant::now() < deadline {
-        match nm.devices().await {
-            Ok(d) if d.iter().any(|d| d.state.in_transition()) => {}
-            _ => return,
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 /// Removes `/etc/cno/mtu-migration` unless `mtu-migration.service` is enabled, as both upstream

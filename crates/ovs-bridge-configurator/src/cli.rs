@@ -34,6 +34,24 @@ pub enum Command {
     /// Remove br-ex and br-ex1 (profiles and OVS bridges) and give the uplinks their original
     /// profiles back.
     Rollback(SettingsArgs),
+    /// Apply a desired NMState (FILE, or `-` for stdin) to the running node now, without a
+    /// reboot: inside a checkpoint, committed only if br-ex keeps the node IP and the default
+    /// gateways that answered before answer again; otherwise rolled back. Lasts until the next
+    /// boot. Refused (exit 2) if it removes br-ex, moves the node IP off it or touches
+    /// OVN-Kubernetes' pieces, unless --force.
+    ApplyLive {
+        #[command(flatten)]
+        settings: SettingsArgs,
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Apply even what the guard rails refuse.
+        #[arg(long)]
+        force: bool,
+        /// How long to wait for another change of the node's network (a boot-time unit, another
+        /// live apply) to finish before giving up.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+        lock_wait_secs: u64,
+    },
     /// What exists now: this tool's profiles, the OVS bridges, which mode owns br-ex.
     Status(SettingsArgs),
     /// Gather what support asks for first (NM profiles with secrets redacted, devices,
@@ -55,7 +73,9 @@ impl Command {
             | Command::ApplyNmstate(s)
             | Command::Rollback(s)
             | Command::Status(s) => s,
-            Command::Plan { settings, .. } | Command::Collect { settings, .. } => settings,
+            Command::Plan { settings, .. }
+            | Command::Collect { settings, .. }
+            | Command::ApplyLive { settings, .. } => settings,
         }
     }
 }

@@ -18,12 +18,15 @@ use selection::netlink::NetlinkReader;
 use selection::runfiles::read_ip_file;
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::apply::{ApplyError, Outcome, reconnect, roll_back_abandoned, settle};
+use crate::checkpoint;
 use crate::nm::{ActiveState, Nm};
+pub use crate::outcome::DeclarativeError;
+use crate::outcome::{ApplyError, Outcome};
 use crate::ovsdb;
 use crate::plan::{BR_EX, BR_EX1, is_ours};
 use crate::probe;
 use crate::profile::ProfileView;
+use crate::recover::{reconnect, roll_back_abandoned, settle};
 use crate::settings::Settings;
 
 /// A pending NMState file.
@@ -31,25 +34,6 @@ use crate::settings::Settings;
 pub struct Pending {
     pub path: PathBuf,
     pub content: String,
-}
-
-/// Why a declarative apply failed.
-#[derive(Debug, thiserror::Error)]
-pub enum DeclarativeError {
-    /// The file is not valid NMState: nothing was changed.
-    #[error("invalid NMState file {path}: {message}")]
-    Invalid { path: String, message: String },
-    /// nmstate could not apply or verify it and rolled back to the previous network.
-    #[error("applying {path} failed and was rolled back: {message}")]
-    Apply { path: String, message: String },
-    /// It applied, but the result is not a usable br-ex: rolled back.
-    #[error("{path} was rolled back: {message}")]
-    Unusable { path: String, message: String },
-    #[error("cannot write {}: {error}", path.display())]
-    Write {
-        path: PathBuf,
-        error: std::io::Error,
-    },
 }
 
 /// The short host name (`hostname -s`).
@@ -99,41 +83,18 @@ pub fn parse(p: &Pending) -> Result<nmstate::NetworkState, DeclarativeError> {
 pub async fn apply<F>(
     s: &Settings,
     p: &Pending,
-    mut state: nmstate::NetworkState,
+    state: nmstate::NetworkState,
     finish: F,
 ) -> Result<(), DeclarativeError>
 where
     F: AsyncFnOnce() -> Result<(), String>,
 {
-    let shown = p.path.display().to_string();
-    state
-        .set_kernel_only(false)
-        .set_verify_change(true)
-        .set_commit(false)
-        .set_memory_only(false)
-        .set_timeout(s.checkpoint_timeout.as_secs() as u32);
-    state
-        .apply_async()
+    let path = p.path.display().to_string();
+    checkpoint::apply(state, s.checkpoint_timeout, finish)
         .await
-        .map_err(|e| DeclarativeError::Apply {
-            path: shown.clone(),
-            message: e.to_string(),
-        })?;
-    // nmstate left its checkpoint open ("" = NetworkManager's only checkpoint).
-    if let Err(message) = finish().await {
-        if let Err(e) = nmstate::NetworkState::checkpoint_rollback_async("").await {
-            tracing::error!("rolling back nmstate's checkpoint: {e}");
-        }
-        return Err(DeclarativeError::Unusable {
-            path: shown,
-            message,
-        });
-    }
-    nmstate::NetworkState::checkpoint_commit_async("")
-        .await
-        .map_err(|e| DeclarativeError::Apply {
-            path: shown.clone(),
-            message: format!("commit: {e}"),
+        .map_err(|e| match e {
+            checkpoint::Failed::Apply(message) => DeclarativeError::Apply { path, message },
+            checkpoint::Failed::Check(message) => DeclarativeError::Unusable { path, message },
         })?;
     // As upstream: the file is copied into /etc/nmstate (nmstate.service re-applies it on
     // later boots) and to `applied`, a copy of the content other tools compare against.
@@ -320,7 +281,7 @@ async fn remove_leftovers(nm: &Nm, s: &Settings, keep_br_ex1: bool) -> Result<()
 
 /// br-ex exists and carries the node IP (the install's seeds make br-ex mandatory in these
 /// files); otherwise the file cannot be what the node runs on.
-async fn check_br_ex(s: &Settings) -> Result<(), String> {
+pub(crate) async fn check_br_ex(s: &Settings) -> Result<(), String> {
     let mut reader = NetlinkReader::connect().map_err(|e| e.to_string())?;
     let snap = reader.snapshot().await.map_err(|e| e.to_string())?;
     let Some(idx) = snap

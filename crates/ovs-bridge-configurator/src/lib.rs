@@ -4,20 +4,27 @@
 
 pub mod apply;
 pub mod bond;
+pub mod checkpoint;
 pub mod cli;
 pub mod collect;
 pub mod declarative;
+pub mod guard;
+pub mod live;
+pub mod lock;
 pub mod nic;
 pub mod nm;
+pub mod outcome;
 pub mod ovsdb;
 pub mod plan;
 pub mod probe;
 pub mod profile;
+pub mod recover;
 pub mod settings;
 pub mod troubleshoot;
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use selection::netlink::NetlinkReader;
 
@@ -31,8 +38,10 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let rt = selection::service::runtime()?;
     rt.block_on(async {
         match &cli.command {
-            Command::Apply(_) => apply_with_retry(&s, apply::apply).await,
-            Command::ApplyNmstate(_) => apply_with_retry(&s, apply::apply_nmstate).await,
+            Command::Apply(_) => apply_with_retry(&s, "apply", apply::apply).await,
+            Command::ApplyNmstate(_) => {
+                apply_with_retry(&s, "apply-nmstate", apply::apply_nmstate).await
+            }
             Command::Plan { json, .. } => plan(&s, *json).await,
             Command::Rollback(_) => {
                 let nm = Nm::connect(s.dbus_timeout).await?;
@@ -40,6 +49,12 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 Ok(ExitCode::SUCCESS)
             }
             Command::Status(_) => status(&s).await,
+            Command::ApplyLive {
+                file,
+                force,
+                lock_wait_secs,
+                ..
+            } => apply_live(&s, file, *force, *lock_wait_secs).await,
             Command::Collect { dir, .. } => {
                 let target = dir.clone().unwrap_or_else(collect::default_target);
                 let missing = collect::collect(&s, &target).await?;
@@ -53,14 +68,75 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// `apply-live`: reads the desired state (a file, or stdin for `-`), applies it, says how long it
+/// took. Bad input (invalid or refused) exits 2, as a usage error.
+async fn apply_live(
+    s: &Settings,
+    file: &Path,
+    force: bool,
+    lock_wait_secs: u64,
+) -> anyhow::Result<ExitCode> {
+    let (source, content) = if file == Path::new("-") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| selection::app::UsageError(format!("cannot read stdin: {e}")))?;
+        ("stdin".to_owned(), text)
+    } else {
+        let text = std::fs::read_to_string(file).map_err(|e| {
+            selection::app::UsageError(format!("cannot read {}: {e}", file.display()))
+        })?;
+        (file.display().to_string(), text)
+    };
+    let desired = live::Desired {
+        origin: source,
+        content,
+    };
+    match live::apply_live(s, &desired, force, Duration::from_secs(lock_wait_secs)).await {
+        Ok(took) => {
+            tracing::info!(
+                "{} applied and committed in {:.2}s",
+                desired.origin,
+                took.as_secs_f64()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) if e.is_bad_input() => Err(selection::app::UsageError(e.to_string()).into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// How long a boot-time run waits for a live apply (or another run) to finish changing the
+/// network: a live apply ends within its forwarding timeout plus nmstate's own work.
+const BOOT_LOCK_WAIT: Duration = Duration::from_secs(120);
+
+/// One boot-time run (`what`), holding the change lock (see [`lock`]) while it runs.
+async fn locked_run<F>(
+    s: &Settings,
+    what: &'static str,
+    run: &F,
+) -> Result<apply::Outcome, apply::ApplyError>
+where
+    F: AsyncFn(&Settings) -> Result<apply::Outcome, apply::ApplyError>,
+{
+    let path = lock::path(&s.run_dir);
+    let held =
+        tokio::task::spawn_blocking(move || lock::ChangeLock::acquire(&path, what, BOOT_LOCK_WAIT))
+            .await
+            .map_err(|e| apply::ApplyError::Verify(format!("taking the change lock: {e}")))??;
+    let outcome = run(s).await;
+    drop(held);
+    outcome
+}
+
 /// Upstream's policy by default: a failed run is retried every 15 minutes until it succeeds (a
-/// SIGTERM during the wait ends it with a failure).
-async fn apply_with_retry<F>(s: &Settings, run: F) -> anyhow::Result<ExitCode>
+/// SIGTERM during the wait ends it with a failure). The change lock is held per attempt, not
+/// across the wait.
+async fn apply_with_retry<F>(s: &Settings, what: &'static str, run: F) -> anyhow::Result<ExitCode>
 where
     F: AsyncFn(&Settings) -> Result<apply::Outcome, apply::ApplyError>,
 {
     loop {
-        match run(s).await {
+        match locked_run(s, what, &run).await {
             Ok(outcome) => {
                 tracing::info!("done: {outcome:?}");
                 return Ok(ExitCode::SUCCESS);

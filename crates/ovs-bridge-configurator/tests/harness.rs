@@ -9,6 +9,7 @@ use integration::network_manager::normalized_keyfile;
 use integration::node::{NMSTATE_BR_EX, Node, ROUTER, Upstream, node_address};
 use integration::process::wait_for;
 use integration::require_root;
+use ovs_bridge_configurator::lock;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ovs-bridge-configurator");
 
@@ -1400,4 +1401,139 @@ fn collect_gathers_the_host_network_with_secrets_redacted() {
     let o = c.run(&["collect", tgz.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", log(&o));
     assert!(log(&o).contains("exists already"), "{}", log(&o));
+}
+
+/// Issue 27: `apply-live` on a converted node. An additive change (an address on a second NIC)
+/// is committed and stays until the node's next boot, with nothing written under /etc/nmstate;
+/// a change that cuts the node off (its default route moved to a gateway that does not exist)
+/// fails the forwarding probe and is rolled back within the probe's timeout; bad YAML and a
+/// change the guard rails refuse exit 2 with nothing changed.
+#[test]
+fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
+    if !require_root("a_live_change_is_committed_and_one_that_cuts_the_node_off") {
+        return;
+    }
+    let c = Case::new(true);
+    c.write_primary_ip();
+    let o = c.run(&["apply"]);
+    assert!(o.status.success() && c.ready(), "{}", c.context(&o));
+    let up2 = integration::Netns::new("up2").unwrap();
+    up2.veth_to("eth0", &c.node.ns, "ens4").unwrap();
+    let file = c.node.dir().join("live.yml");
+    let live = |yaml: &str| {
+        fs::write(&file, yaml).unwrap();
+        let cfg = c.node.dir().join("live.toml");
+        fs::write(&cfg, "forwarding-timeout-secs = 5\n").unwrap();
+        c.command(&["apply-live", &file.display().to_string()], &cfg)
+            .output()
+            .unwrap()
+    };
+    let o = live(
+        "interfaces:
+- name: ens4
+  type: ethernet
+  state: up
+  ipv4: {enabled: true, dhcp: false, address: [{ip: 192.0.2.20, prefix-length: 24}]}
+",
+    );
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(log(&o).contains("applied and committed in"), "{}", log(&o));
+    let ens4 = c
+        .node
+        .ns
+        .ip(&["-br", "addr", "show", "dev", "ens4"])
+        .unwrap();
+    assert!(ens4.contains("192.0.2.20/24"), "{ens4}");
+    assert!(c.ready() && c.reachable());
+    assert!(
+        !c.etc.join("nmstate").exists(),
+        "a live change writes nothing under /etc/nmstate"
+    );
+
+    let o = live(
+        "routes:
+  config:
+  - destination: 0.0.0.0/0
+    state: absent
+  - destination: 0.0.0.0/0
+    next-hop-address: 198.51.100.77
+    next-hop-interface: br-ex
+",
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    assert!(
+        log(&o).contains("was rolled back after") && log(&o).contains("198.51.100.1"),
+        "{}",
+        log(&o)
+    );
+    assert!(
+        wait_for(Duration::from_secs(15), || c.ready()),
+        "the default route through the real gateway is back: {}",
+        c.context(&o)
+    );
+    assert!(c.reachable());
+
+    let o = live("interfaces: [");
+    assert_eq!(o.status.code(), Some(2), "{}", log(&o));
+    assert!(log(&o).contains("invalid NMState from"), "{}", log(&o));
+    let o = live("interfaces:\n- name: br-ex\n  type: ovs-bridge\n  state: absent\n");
+    assert_eq!(o.status.code(), Some(2), "{}", log(&o));
+    assert!(log(&o).contains("it removes br-ex"), "{}", log(&o));
+    assert!(c.ready() && c.reachable());
+}
+
+/// Issue 27: one change of the node's network at a time. While another change holds the lock
+/// (here the test, as `apply`), `apply-live` waits up to `--lock-wait-secs` and then exits
+/// naming the holder, with nothing changed; the boot-time `apply` waits for the holder to
+/// finish and then runs.
+#[test]
+fn a_change_waits_for_the_one_that_holds_the_network() {
+    if !require_root("a_change_waits_for_the_one_that_holds_the_network") {
+        return;
+    }
+    let c = Case::new(true);
+    c.write_primary_ip();
+    let lock = lock::path(c.node.view.run_dir());
+    let held = lock::ChangeLock::acquire(&lock, "apply", Duration::ZERO).unwrap();
+    let file = c.node.dir().join("live.yml");
+    fs::write(
+        &file,
+        "interfaces:\n- name: ens3\n  type: ethernet\n  mtu: 1400\n",
+    )
+    .unwrap();
+    let o = c
+        .command(
+            &[
+                "apply-live",
+                &file.display().to_string(),
+                "--lock-wait-secs",
+                "1",
+            ],
+            Path::new("/dev/null"),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    assert!(
+        log(&o).contains(&format!(
+            "another change of the node's network is running (apply, pid {})",
+            std::process::id()
+        )),
+        "{}",
+        log(&o)
+    );
+    let mtu = c.node.ns.ip(&["-o", "link", "show", "ens3"]).unwrap();
+    assert!(mtu.contains("mtu 1500"), "nothing changed: {mtu}");
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(2));
+        drop(held);
+    });
+    let t = Instant::now();
+    let o = c.run(&["apply"]);
+    release.join().unwrap();
+    assert!(o.status.success() && c.ready(), "{}", c.context(&o));
+    assert!(
+        t.elapsed() >= Duration::from_secs(2),
+        "apply waited for the holder"
+    );
 }

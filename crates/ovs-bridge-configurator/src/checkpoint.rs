@@ -1,0 +1,48 @@
+//! A desired NMState applied inside nmstate's checkpoint, checked, then committed or rolled
+//! back: the core every NMState path shares (boot-time `apply-nmstate`, and the day-2 live
+//! apply), each bringing its own checks (the br-ex check, the forwarding and other probes).
+
+use std::time::Duration;
+
+/// Why the change did not stay: in both cases the node is back on the state before it.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Failed {
+    /// nmstate refused, failed or could not verify the state (it rolled back itself), or the
+    /// commit failed.
+    Apply(String),
+    /// nmstate applied it, the caller's check failed: rolled back.
+    Check(String),
+}
+
+/// Applies `state` with nmstate's own verification and a checkpoint of `timeout` (NetworkManager
+/// rolls back by itself if this process dies before committing), runs `check`, and commits only
+/// if it passes.
+pub async fn apply<F>(
+    mut state: nmstate::NetworkState,
+    timeout: Duration,
+    check: F,
+) -> Result<(), Failed>
+where
+    F: AsyncFnOnce() -> Result<(), String>,
+{
+    state
+        .set_kernel_only(false)
+        .set_verify_change(true)
+        .set_commit(false)
+        .set_memory_only(false)
+        .set_timeout(timeout.as_secs() as u32);
+    state
+        .apply_async()
+        .await
+        .map_err(|e| Failed::Apply(e.to_string()))?;
+    // nmstate left its checkpoint open ("" = NetworkManager's only checkpoint).
+    if let Err(message) = check().await {
+        if let Err(e) = nmstate::NetworkState::checkpoint_rollback_async("").await {
+            tracing::error!("rolling back nmstate's checkpoint: {e}");
+        }
+        return Err(Failed::Check(message));
+    }
+    nmstate::NetworkState::checkpoint_commit_async("")
+        .await
+        .map_err(|e| Failed::Apply(format!("commit: {e}")))
+}

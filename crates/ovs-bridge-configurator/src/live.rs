@@ -1,0 +1,116 @@
+//! The day-2 path (`apply-live`): a desired NMState applied to the running node now, without a
+//! reboot. Refused when it takes the node's own plumbing away ([`guard`]) unless forced; one
+//! change at a time ([`lock`]); applied inside nmstate's checkpoint ([`checkpoint`]) and committed
+//! only if, within the forwarding timeout, br-ex still carries the node IP and the default
+//! gateways that answered before the change answer again ([`probe`]); otherwise rolled back,
+//! naming what failed. The change lasts until the next boot: nothing is written under
+//! /etc/nmstate, whose files MCO owns and the boot-time `apply-nmstate` applies.
+
+use std::time::{Duration, Instant};
+
+use selection::netlink::NetlinkReader;
+use selection::runfiles::read_ip_file;
+
+use crate::checkpoint;
+use crate::declarative::check_br_ex;
+use crate::guard;
+use crate::lock::{self, ChangeLock, LockError};
+use crate::probe;
+use crate::settings::Settings;
+
+/// A desired state and where it came from (a path, or `stdin`), for messages.
+#[derive(Debug)]
+pub struct Desired {
+    pub origin: String,
+    pub content: String,
+}
+
+/// Why a live apply did not leave the change in place; the node has the state it had before.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    /// Not valid NMState: nothing was changed.
+    #[error("invalid NMState from {origin}: {message}")]
+    Invalid { origin: String, message: String },
+    /// The guard rails refused it: nothing was changed.
+    #[error("{origin} is refused without --force: {}", reasons.join("; "))]
+    Refused {
+        origin: String,
+        reasons: Vec<String>,
+    },
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    #[error("netlink: {0}")]
+    Netlink(#[from] selection::netlink::NetlinkError),
+    /// nmstate refused or could not verify it, or the commit failed: rolled back.
+    #[error("applying {origin} failed and was rolled back: {message}")]
+    Apply { origin: String, message: String },
+    /// A probe failed after the change: rolled back.
+    #[error("{origin} was rolled back after {:.1}s: {message}", after.as_secs_f64())]
+    Probe {
+        origin: String,
+        message: String,
+        after: Duration,
+    },
+}
+
+impl LiveError {
+    /// Bad input (exit 2): the state itself is wrong, waiting or retrying changes nothing.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(self, LiveError::Invalid { .. } | LiveError::Refused { .. })
+    }
+}
+
+/// Applies `d` now; returns how long apply -> committed took.
+pub async fn apply_live(
+    s: &Settings,
+    d: &Desired,
+    force: bool,
+    lock_wait: Duration,
+) -> Result<Duration, LiveError> {
+    let source = d.origin.clone();
+    let state =
+        nmstate::NetworkState::new_from_yaml(&d.content).map_err(|e| LiveError::Invalid {
+            origin: source.clone(),
+            message: e.to_string(),
+        })?;
+    let files = s.node_ip_files();
+    let mut node_ips: Vec<_> = [files.primary_ip(), files.ipv4(), files.ipv6()]
+        .iter()
+        .filter_map(|f| read_ip_file(f).ok().flatten())
+        .collect();
+    node_ips.dedup();
+    let reasons = guard::refusals(&state, &node_ips);
+    if !reasons.is_empty() && !force {
+        return Err(LiveError::Refused {
+            origin: source,
+            reasons,
+        });
+    }
+    for r in &reasons {
+        tracing::warn!("applying {source} although {r} (--force)");
+    }
+    let _lock = ChangeLock::acquire(&lock::path(&s.run_dir), "apply-live", lock_wait)?;
+    let start = Instant::now();
+    let mut reader = NetlinkReader::connect()?;
+    let answered = probe::answering(&probe::default_gateways(&reader.snapshot().await?)).await;
+    let check = async || -> Result<(), String> {
+        check_br_ex(s).await?;
+        probe::await_forwarding(&mut reader, &answered, s.forwarding_timeout)
+            .await
+            .map_err(|e| e.to_string())
+    };
+    checkpoint::apply(state, s.checkpoint_timeout, check)
+        .await
+        .map_err(|e| match e {
+            checkpoint::Failed::Apply(message) => LiveError::Apply {
+                origin: source,
+                message,
+            },
+            checkpoint::Failed::Check(message) => LiveError::Probe {
+                origin: source,
+                message,
+                after: start.elapsed(),
+            },
+        })?;
+    Ok(start.elapsed())
+}

@@ -1,0 +1,89 @@
+//! How a run ends: what it did, or why it failed (the node keeping or getting back its network).
+//! Shared by the boot-time drivers (`apply`, `declarative`), so neither imports the other's.
+
+use std::path::{Path, PathBuf};
+
+use crate::nm::NmError;
+use crate::ovsdb;
+use crate::plan::PlanError;
+
+/// A failed run. The node keeps (or gets back) its original network.
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    #[error(transparent)]
+    Nm(#[from] NmError),
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    #[error(transparent)]
+    Ovs(#[from] ovsdb::OvsError),
+    #[error("netlink: {0}")]
+    Netlink(#[from] selection::netlink::NetlinkError),
+    #[error("{0}")]
+    Verify(String),
+    #[error("cannot {what} {}: {error}", path.display())]
+    File {
+        what: &'static str,
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("cannot install a signal handler: {0}")]
+    Signal(std::io::Error),
+    #[error("terminated by a signal")]
+    Terminated,
+    #[error("cannot keep the checkpoint open: {0}")]
+    Checkpoint(NmError),
+    #[error(
+        "the checkpoint was gone at commit time ({0}): NetworkManager restarted during the apply, \
+         or its rollback timeout passed and it restored the previous configuration; run again"
+    )]
+    Uncommitted(NmError),
+    #[error(transparent)]
+    Declarative(#[from] DeclarativeError),
+    #[error(transparent)]
+    NotForwarding(#[from] crate::probe::NotForwarding),
+    #[error(transparent)]
+    Lock(#[from] crate::lock::LockError),
+}
+
+pub(crate) fn io(what: &'static str, path: &Path, error: std::io::Error) -> ApplyError {
+    ApplyError::File {
+        what,
+        path: path.to_owned(),
+        error,
+    }
+}
+
+/// What a successful run did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The user's NMState file was applied and recorded.
+    DeclarativeApplied,
+    /// `/etc/nmstate/openshift/applied` exists and nothing is pending: NMState owns br-ex.
+    Declarative,
+    /// `apply-nmstate` found no NMState file: the automatic mode builds br-ex.
+    NoNmstateFile,
+    /// br-ex already carried the node IP and every profile was active.
+    AlreadyConverted,
+    Converted {
+        interface: String,
+    },
+}
+
+/// Why a declarative apply failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DeclarativeError {
+    /// The file is not valid NMState: nothing was changed.
+    #[error("invalid NMState file {path}: {message}")]
+    Invalid { path: String, message: String },
+    /// nmstate could not apply or verify it and rolled back to the previous network.
+    #[error("applying {path} failed and was rolled back: {message}")]
+    Apply { path: String, message: String },
+    /// It applied, but the result is not a usable br-ex: rolled back.
+    #[error("{path} was rolled back: {message}")]
+    Unusable { path: String, message: String },
+    #[error("cannot write {}: {error}", path.display())]
+    Write {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}

@@ -28,7 +28,7 @@ struct Pinger {
 impl Pinger {
     fn start(ns: &str, vip: &'static str) -> Pinger {
         let child = Command::new("ip")
-            .args(["netns", "exec", ns, "ping", "-n", "-q", "-i", PING_INTERVAL])
+            .args(["netns", "exec", ns, "ping", "-n", "-i", PING_INTERVAL])
             .args(["-W", "1", vip])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -37,8 +37,10 @@ impl Pinger {
         Pinger { vip, child }
     }
 
-    /// Stops it (SIGINT: ping prints its summary) and returns (sent, lost).
-    fn finish(self) -> (u64, u64) {
+    /// Stops it (SIGINT: ping prints its summary) and returns (sent, lost): the requests
+    /// without a reply, each named with when it was sent. The last request is not counted: ping
+    /// stops at once, and its reply may still have been on the way.
+    fn finish(self) -> (u64, Vec<String>) {
         // `ip netns exec` execs ping: the child's pid is ping's.
         // SAFETY: kill(2) with a pid this test spawned and has not reaped yet.
         unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
@@ -48,14 +50,26 @@ impl Pinger {
             .lines()
             .find(|l| l.contains("packets transmitted"))
             .unwrap_or_else(|| panic!("ping {} printed no summary: {text}", self.vip));
-        let n = |label: &str| -> u64 {
-            line.split(", ")
-                .find(|p| p.contains(label))
-                .and_then(|p| p.split_whitespace().next()?.parse().ok())
-                .unwrap_or_else(|| panic!("{line}"))
-        };
-        let (sent, got) = (n("transmitted"), n("received"));
-        (sent, sent - got)
+        let sent: u64 = line
+            .split_whitespace()
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        let answered: std::collections::BTreeSet<u64> = text
+            .lines()
+            .filter_map(|l| l.split("icmp_seq=").nth(1)?.split(' ').next()?.parse().ok())
+            .collect();
+        let interval: f64 = PING_INTERVAL.parse().unwrap();
+        let lost = (1..sent)
+            .filter(|seq| !answered.contains(seq))
+            .map(|seq| {
+                format!(
+                    "icmp_seq={seq} (sent ~{:.2} s in)",
+                    (seq - 1) as f64 * interval
+                )
+            })
+            .collect();
+        (sent, lost)
     }
 }
 
@@ -137,8 +151,8 @@ impl Traffic {
         for p in self.pingers {
             let vip = p.vip;
             let (sent, l) = p.finish();
-            eprintln!("{phase}: {vip}: {sent} pings, {l} lost");
-            lost.push((vip, l));
+            eprintln!("{phase}: {vip}: {sent} pings, {} lost {l:?}", l.len());
+            lost.push((vip, l.len() as u64));
         }
         let (made, failed) = self.lookups.finish();
         eprintln!(
@@ -162,9 +176,11 @@ fn rolling_restarts_under_traffic_lose_nothing_but_one_failover() {
     // Every daemon on every node, one node at a time: the one-shots run again in the same
     // boot (`systemctl restart`), the long-running ones are try-restarted.
     let traffic = Traffic::start(&c);
+    let t0 = Instant::now();
     std::thread::sleep(Duration::from_secs(1));
     for n in &mut c.nodes {
         let who = format!("node{}", n.index);
+        eprintln!("{who}: restarts from {:.2} s", t0.elapsed().as_secs_f64());
         assert!(n.run_nodeip_selector().unwrap().success(), "{who}");
         n.configure_ovs().unwrap();
         n.try_restart("resolv-prepender").unwrap();

@@ -242,14 +242,28 @@ fn a_bond_that_does_not_forward_in_time_is_rolled_back() {
     let mut node = RealKernelNode::boot("node0").unwrap();
     node.sh(&Uplink::Lacp.switch()).unwrap();
     node.sh(&Uplink::Lacp.node()).unwrap();
-    // An 802.3ad bond forwards seconds after it is up (LACP renegotiates); given no time at all
-    // to answer, the gateway's silence must fail the conversion and roll it back.
-    node.sh("mkdir -p /etc/ovs-bridge-configurator
-         echo 'forwarding-timeout-secs = 0' > /etc/ovs-bridge-configurator/config.toml")
-        .unwrap();
+    // The switch stops forwarding for the node once the configurator has probed the gateway
+    // and before it changes anything (its bond goes down, as a switch whose LACP partner does
+    // not take the re-formed bond back in time), and forwards again once the node IP is back
+    // on bond0. How soon LACP itself renegotiates varies from run to run (once it was within
+    // the activation, and even a 0 s timeout passed), so the switch, not the timing, makes the
+    // new uplink silent past the 3 s the node waits: the conversion must fail and roll back.
+    node.sh(&format!(
+        "mkdir -p /etc/ovs-bridge-configurator
+         echo 'forwarding-timeout-secs = 3' > /etc/ovs-bridge-configurator/config.toml
+         rm -f /run/x/apply.log
+         setsid -f bash -c '
+             until grep -qs \"it must answer after the change\" /run/x/apply.log; do sleep 0.05; done
+             ip -n sw link set swb down
+             while ip -br -4 addr show bond0 | grep -q \" {NODE_IP}/\"; do sleep 0.1; done
+             until ip -br -4 addr show bond0 2>/dev/null | grep -q \" {NODE_IP}/\"; do sleep 0.1; done
+             ip -n sw link set swb up
+         ' > /dev/null 2>&1"
+    ))
+    .unwrap();
     let c = convert(&mut node);
     assert_ne!(c.status, 0, "{}", c.log);
-    assert_the_silent_gateway_is_named(&c.log, "0ns");
+    assert_the_silent_gateway_is_named(&c.log, "3s");
     assert!(
         c.gateway_s.is_some(),
         "the gateway answers again after the rollback\n{}",

@@ -14,12 +14,22 @@ pub enum Failed {
     Check(String),
 }
 
+/// Where an applied state's NetworkManager profiles live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lasting {
+    /// Keyfiles under /etc: the state outlives a reboot.
+    Persistent,
+    /// In NetworkManager's memory (/run): the next boot has the profiles from before.
+    UntilReboot,
+}
+
 /// Applies `state` with nmstate's own verification and a checkpoint of `timeout` (NetworkManager
 /// rolls back by itself if this process dies before committing), runs `check`, and commits only
 /// if it passes.
 pub async fn apply<F>(
     mut state: nmstate::NetworkState,
     timeout: Duration,
+    lasting: Lasting,
     check: F,
 ) -> Result<(), Failed>
 where
@@ -29,7 +39,7 @@ where
         .set_kernel_only(false)
         .set_verify_change(true)
         .set_commit(false)
-        .set_memory_only(false)
+        .set_memory_only(lasting == Lasting::UntilReboot)
         .set_timeout(timeout.as_secs() as u32);
     state
         .apply_async()

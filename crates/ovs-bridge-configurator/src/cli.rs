@@ -37,8 +37,10 @@ pub enum Command {
     /// Apply a desired NMState (FILE, or `-` for stdin) to the running node now, without a
     /// reboot: inside a checkpoint, committed only if br-ex keeps the node IP and the default
     /// gateways that answered before answer again; otherwise rolled back. Lasts until the next
-    /// boot. Refused (exit 2) if it removes br-ex, moves the node IP off it or touches
-    /// OVN-Kubernetes' pieces, unless --force.
+    /// boot (profiles in NetworkManager's memory), or beyond with --persist (keyfiles in
+    /// /etc; only the flag counts here, not the config file or NM_CONN_SET_PATH). Refused
+    /// (exit 2) if it removes br-ex, moves the node IP off it or touches OVN-Kubernetes'
+    /// pieces, unless --force.
     ApplyLive {
         #[command(flatten)]
         settings: SettingsArgs,
@@ -54,6 +56,16 @@ pub enum Command {
     },
     /// What exists now: this tool's profiles, the OVS bridges, which mode owns br-ex.
     Status(SettingsArgs),
+    /// The node's network now, as NMState YAML (kubernetes-nmstate's NodeNetworkState).
+    Show(SettingsArgs),
+    /// What `apply-live FILE` (or `-` for stdin) would change: the part of the desired state
+    /// that differs from the node's network now, as NMState YAML; changes nothing.
+    Diff {
+        #[command(flatten)]
+        settings: SettingsArgs,
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
     /// Gather what support asks for first (NM profiles with secrets redacted, devices,
     /// checkpoints, OVSDB, addresses, routes, rules, the node-IP files, markers, hint and NMState
     /// files, the last troubleshooting copy, what `plan` would do now) into DIR, or into a
@@ -72,9 +84,11 @@ impl Command {
             Command::Apply(s)
             | Command::ApplyNmstate(s)
             | Command::Rollback(s)
-            | Command::Status(s) => s,
+            | Command::Status(s)
+            | Command::Show(s) => s,
             Command::Plan { settings, .. }
             | Command::Collect { settings, .. }
+            | Command::Diff { settings, .. }
             | Command::ApplyLive { settings, .. } => settings,
         }
     }

@@ -18,7 +18,7 @@ use selection::netlink::NetlinkReader;
 use selection::runfiles::read_ip_file;
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::checkpoint;
+use crate::checkpoint::{self, Lasting};
 use crate::nm::{ActiveState, Nm};
 pub use crate::outcome::DeclarativeError;
 use crate::outcome::{ApplyError, Outcome};
@@ -90,7 +90,7 @@ where
     F: AsyncFnOnce() -> Result<(), String>,
 {
     let path = p.path.display().to_string();
-    checkpoint::apply(state, s.checkpoint_timeout, finish)
+    checkpoint::apply(state, s.checkpoint_timeout, Lasting::Persistent, finish)
         .await
         .map_err(|e| match e {
             checkpoint::Failed::Apply(message) => DeclarativeError::Apply { path, message },

@@ -13,6 +13,7 @@ pub mod live;
 pub mod lock;
 pub mod nic;
 pub mod nm;
+pub mod node_state;
 pub mod outcome;
 pub mod ovsdb;
 pub mod plan;
@@ -50,11 +51,30 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             }
             Command::Status(_) => status(&s).await,
             Command::ApplyLive {
+                settings,
                 file,
                 force,
                 lock_wait_secs,
-                ..
-            } => apply_live(&s, file, *force, *lock_wait_secs).await,
+            } => {
+                let options = live::Options {
+                    force: *force,
+                    // The flag only: a config file's `persist` (or NM_CONN_SET_PATH) is about
+                    // br-ex's profiles, not about keeping a day-2 change.
+                    lasting: if settings.persist {
+                        checkpoint::Lasting::Persistent
+                    } else {
+                        checkpoint::Lasting::UntilReboot
+                    },
+                    lock_wait: Duration::from_secs(*lock_wait_secs),
+                };
+                apply_live(&s, &read_desired(file)?, options).await
+            }
+            Command::Show(_) => {
+                let now = node_state::current().await.map_err(anyhow::Error::msg)?;
+                print!("{}", node_state::to_yaml(&now).map_err(anyhow::Error::msg)?);
+                Ok(ExitCode::SUCCESS)
+            }
+            Command::Diff { file, .. } => diff(&read_desired(file)?).await,
             Command::Collect { dir, .. } => {
                 let target = dir.clone().unwrap_or_else(collect::default_target);
                 let missing = collect::collect(&s, &target).await?;
@@ -68,15 +88,10 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// `apply-live`: reads the desired state (a file, or stdin for `-`), applies it, says how long it
-/// took. Bad input (invalid or refused) exits 2, as a usage error.
-async fn apply_live(
-    s: &Settings,
-    file: &Path,
-    force: bool,
-    lock_wait_secs: u64,
-) -> anyhow::Result<ExitCode> {
-    let (source, content) = if file == Path::new("-") {
+/// The desired state named on the command line: a file, or stdin for `-`. Unreadable is a
+/// usage error (exit 2).
+fn read_desired(file: &Path) -> anyhow::Result<live::Desired> {
+    let (origin, content) = if file == Path::new("-") {
         let mut text = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
             .map_err(|e| selection::app::UsageError(format!("cannot read stdin: {e}")))?;
@@ -87,11 +102,17 @@ async fn apply_live(
         })?;
         (file.display().to_string(), text)
     };
-    let desired = live::Desired {
-        origin: source,
-        content,
-    };
-    match live::apply_live(s, &desired, force, Duration::from_secs(lock_wait_secs)).await {
+    Ok(live::Desired { origin, content })
+}
+
+/// `apply-live`: applies the desired state, says how long it took. Bad input (invalid or
+/// refused) exits 2, as a usage error.
+async fn apply_live(
+    s: &Settings,
+    desired: &live::Desired,
+    options: live::Options,
+) -> anyhow::Result<ExitCode> {
+    match live::apply_live(s, desired, options).await {
         Ok(took) => {
             tracing::info!(
                 "{} applied and committed in {:.2}s",
@@ -103,6 +124,23 @@ async fn apply_live(
         Err(e) if e.is_bad_input() => Err(selection::app::UsageError(e.to_string()).into()),
         Err(e) => Err(e.into()),
     }
+}
+
+/// `diff`: prints what of the desired state differs from the node's network now, or says that
+/// nothing does (on stderr, so that stdout stays YAML). Invalid NMState exits 2.
+async fn diff(desired: &live::Desired) -> anyhow::Result<ExitCode> {
+    let want = desired
+        .parse()
+        .map_err(|e| selection::app::UsageError(e.to_string()))?;
+    let now = node_state::current().await.map_err(anyhow::Error::msg)?;
+    match node_state::diff(&want, &now).map_err(anyhow::Error::msg)? {
+        Some(changed) => print!(
+            "{}",
+            node_state::to_yaml(&changed).map_err(anyhow::Error::msg)?
+        ),
+        None => eprintln!("{}: the node already has this state", desired.origin),
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// How long a boot-time run waits for a live apply (or another run) to finish changing the

@@ -3,15 +3,21 @@
 //! change at a time ([`lock`]); applied inside nmstate's checkpoint ([`checkpoint`]) and committed
 //! only if, within the forwarding timeout, br-ex still carries the node IP and the default
 //! gateways that answered before the change answer again ([`probe`]); otherwise rolled back,
-//! naming what failed. The change lasts until the next boot: nothing is written under
-//! /etc/nmstate, whose files MCO owns and the boot-time `apply-nmstate` applies.
+//! naming what failed.
+//!
+//! Persistence is deliberate: by default the change lives in NetworkManager's memory (profiles
+//! under /run) and the next boot has the profiles from before it; `--persist` writes keyfiles
+//! under /etc instead. Neither writes under /etc/nmstate: its files are MCO's (its drift monitor
+//! degrades a node whose files differ from the MachineConfig), and the boot-time `apply-nmstate`
+//! applies them only when they change, so a persisted live change is not undone at the next
+//! boot, and the `applied` marker still names the last MCO file applied.
 
 use std::time::{Duration, Instant};
 
 use selection::netlink::NetlinkReader;
 use selection::runfiles::read_ip_file;
 
-use crate::checkpoint;
+use crate::checkpoint::{self, Lasting};
 use crate::declarative::check_br_ex;
 use crate::guard;
 use crate::lock::{self, ChangeLock, LockError};
@@ -23,6 +29,16 @@ use crate::settings::Settings;
 pub struct Desired {
     pub origin: String,
     pub content: String,
+}
+
+impl Desired {
+    /// The state, if it is NMState at all.
+    pub fn parse(&self) -> Result<nmstate::NetworkState, LiveError> {
+        nmstate::NetworkState::new_from_yaml(&self.content).map_err(|e| LiveError::Invalid {
+            origin: self.origin.clone(),
+            message: e.to_string(),
+        })
+    }
 }
 
 /// Why a live apply did not leave the change in place; the node has the state it had before.
@@ -60,19 +76,20 @@ impl LiveError {
     }
 }
 
+/// How a live apply is asked to behave (the command's flags).
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Apply even what the guard rails refuse.
+    pub force: bool,
+    pub lasting: Lasting,
+    /// How long to wait for another change of the network to finish.
+    pub lock_wait: Duration,
+}
+
 /// Applies `d` now; returns how long apply -> committed took.
-pub async fn apply_live(
-    s: &Settings,
-    d: &Desired,
-    force: bool,
-    lock_wait: Duration,
-) -> Result<Duration, LiveError> {
+pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duration, LiveError> {
     let source = d.origin.clone();
-    let state =
-        nmstate::NetworkState::new_from_yaml(&d.content).map_err(|e| LiveError::Invalid {
-            origin: source.clone(),
-            message: e.to_string(),
-        })?;
+    let state = d.parse()?;
     let files = s.node_ip_files();
     let mut node_ips: Vec<_> = [files.primary_ip(), files.ipv4(), files.ipv6()]
         .iter()
@@ -80,7 +97,7 @@ pub async fn apply_live(
         .collect();
     node_ips.dedup();
     let reasons = guard::refusals(&state, &node_ips);
-    if !reasons.is_empty() && !force {
+    if !reasons.is_empty() && !o.force {
         return Err(LiveError::Refused {
             origin: source,
             reasons,
@@ -89,7 +106,7 @@ pub async fn apply_live(
     for r in &reasons {
         tracing::warn!("applying {source} although {r} (--force)");
     }
-    let _lock = ChangeLock::acquire(&lock::path(&s.run_dir), "apply-live", lock_wait)?;
+    let _lock = ChangeLock::acquire(&lock::path(&s.run_dir), "apply-live", o.lock_wait)?;
     let start = Instant::now();
     let mut reader = NetlinkReader::connect()?;
     let answered = probe::answering(&probe::default_gateways(&reader.snapshot().await?)).await;
@@ -99,7 +116,7 @@ pub async fn apply_live(
             .await
             .map_err(|e| e.to_string())
     };
-    checkpoint::apply(state, s.checkpoint_timeout, check)
+    checkpoint::apply(state, s.checkpoint_timeout, o.lasting, check)
         .await
         .map_err(|e| match e {
             checkpoint::Failed::Apply(message) => LiveError::Apply {

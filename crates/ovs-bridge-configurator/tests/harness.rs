@@ -1420,30 +1420,77 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
     let up2 = integration::Netns::new("up2").unwrap();
     up2.veth_to("eth0", &c.node.ns, "ens4").unwrap();
     let file = c.node.dir().join("live.yml");
-    let live = |yaml: &str| {
+    let cfg = c.node.dir().join("live.toml");
+    fs::write(&cfg, "forwarding-timeout-secs = 5\n").unwrap();
+    let run = |args: &[&str], yaml: &str| {
         fs::write(&file, yaml).unwrap();
-        let cfg = c.node.dir().join("live.toml");
-        fs::write(&cfg, "forwarding-timeout-secs = 5\n").unwrap();
-        c.command(&["apply-live", &file.display().to_string()], &cfg)
-            .output()
-            .unwrap()
+        let mut all = args.to_vec();
+        let path = file.display().to_string();
+        all.push(&path);
+        c.command(&all, &cfg).output().unwrap()
     };
-    let o = live(
-        "interfaces:
+    let live = |yaml: &str| run(&["apply-live"], yaml);
+    let ens4_address = "interfaces:
 - name: ens4
   type: ethernet
   state: up
   ipv4: {enabled: true, dhcp: false, address: [{ip: 192.0.2.20, prefix-length: 24}]}
-",
+";
+    // Looked at first: the difference is ens4's address, and nothing changed by looking.
+    let o = run(&["diff"], ens4_address);
+    assert!(o.status.success(), "{}", log(&o));
+    let diff = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        diff.contains("name: ens4") && diff.contains("192.0.2.20") && !diff.contains("br-ex"),
+        "{diff}"
     );
+    let ens4 = || {
+        c.node
+            .ns
+            .ip(&["-br", "addr", "show", "dev", "ens4"])
+            .unwrap()
+    };
+    assert!(!ens4().contains("192.0.2.20"), "diff changed nothing");
+
+    let o = live(ens4_address);
     assert!(o.status.success(), "{}", c.context(&o));
     assert!(log(&o).contains("applied and committed in"), "{}", log(&o));
-    let ens4 = c
-        .node
-        .ns
-        .ip(&["-br", "addr", "show", "dev", "ens4"])
-        .unwrap();
-    assert!(ens4.contains("192.0.2.20/24"), "{ens4}");
+    assert!(ens4().contains("192.0.2.20/24"), "{}", ens4());
+    // Until the next boot: the profile is in NetworkManager's memory (/run), not /etc.
+    let ens4_profile = || {
+        c.node
+            .nm
+            .nmcli(&["-g", "FILENAME,DEVICE", "connection", "show", "--active"])
+            .unwrap()
+            .lines()
+            .find(|l| l.ends_with(":ens4"))
+            .map(str::to_owned)
+            .unwrap_or_default()
+    };
+    assert!(ens4_profile().starts_with("/run/"), "{:?}", ens4_profile());
+    let o = run(&["diff"], ens4_address);
+    assert!(o.status.success(), "{}", log(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).trim().is_empty()
+            && log(&o).contains("the node already has this state"),
+        "{}",
+        log(&o)
+    );
+    let shown =
+        String::from_utf8_lossy(&c.command(&["show"], &cfg).output().unwrap().stdout).into_owned();
+    let node_ip = node_address(1).to_string();
+    assert!(
+        shown.contains("192.0.2.20") && shown.contains(&node_ip) && shown.contains("br-ex"),
+        "{shown}"
+    );
+    // Asked to persist: keyfiles under /etc.
+    let o = run(
+        &["apply-live", "--persist"],
+        &ens4_address.replace("192.0.2.20", "192.0.2.21"),
+    );
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(ens4_profile().starts_with("/etc/"), "{:?}", ens4_profile());
+    assert!(ens4().contains("192.0.2.21/24"), "{}", ens4());
     assert!(c.ready() && c.reachable());
     assert!(
         !c.etc.join("nmstate").exists(),

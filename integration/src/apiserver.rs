@@ -1,5 +1,6 @@
-//! A local Kubernetes API server stand-in over HTTPS: it serves a recorded Node list and a watch
-//! stream whose events the test sends, enough for a `kube` client's list-then-watch. Listens on
+//! A local Kubernetes API server stand-in over HTTPS: it serves a recorded Node list, each Node
+//! by name, and a watch stream whose events the test sends, enough for a `kube` client's
+//! list-then-watch and get. Listens on
 //! 127.0.0.1 with a self-signed serving certificate. Clients authenticate as kubelet does: with
 //! a client certificate from the server's client CA, kept in `pki/kubelet-client-current.pem`
 //! (certificate and key in one file, a symlink kubelet swaps on rotation) that the written
@@ -94,7 +95,7 @@ pub fn node(name: &str, master: bool, internal_ips: &[&str], host_cidrs: &[&str]
         "apiVersion": "v1",
         "kind": "Node",
         "metadata": {"name": name, "uid": format!("uid-{name}"), "resourceVersion": "1", "labels": labels, "annotations": annotations},
-        "status": {"addresses": addresses, "nodeInfo": {"kubeletVersion": "v1.34.1", "machineID": "", "systemUUID": "", "bootID": "",
+        "status": {"addresses": addresses, "conditions": [{"type": "Ready", "status": "True"}], "nodeInfo": {"kubeletVersion": "v1.34.1", "machineID": "", "systemUUID": "", "bootID": "",
             "kernelVersion": "", "osImage": "", "containerRuntimeVersion": "", "kubeProxyVersion": "", "operatingSystem": "linux", "architecture": "amd64"}}
     })
 }
@@ -337,6 +338,31 @@ async fn serve<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
         if !path.starts_with("/api/v1/nodes") {
             let body = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","code":404}"#;
             respond(&mut stream, "404 Not Found", "application/json", body).await?;
+            continue;
+        }
+        // One Node by name (GET /api/v1/nodes/<name>), or 404 as the real server answers.
+        if let Some(name) = path
+            .strip_prefix("/api/v1/nodes/")
+            .map(|rest| rest.split('?').next().unwrap_or(rest))
+        {
+            let node = state
+                .lock()
+                .unwrap()
+                .nodes
+                .iter()
+                .find(|n| n["metadata"]["name"] == name)
+                .cloned();
+            match node {
+                Some(n) => {
+                    respond(&mut stream, "200 OK", "application/json", &n.to_string()).await?
+                }
+                None => {
+                    let body = format!(
+                        r#"{{"kind":"Status","apiVersion":"v1","status":"Failure","message":"nodes \"{name}\" not found","reason":"NotFound","code":404}}"#
+                    );
+                    respond(&mut stream, "404 Not Found", "application/json", &body).await?;
+                }
+            }
             continue;
         }
         if path.contains("watch=true") {

@@ -333,14 +333,14 @@ async fn execute(
     changes: &mut ChangeStream,
     reader: &mut NetlinkReader,
 ) -> Result<(), ApplyError> {
-    let answered = probe::answering(&probe::default_gateways(&g.snapshot)).await;
+    let selected = probe::select(&probe::Targets::of(s), &g.snapshot).await;
     let cp = nm.checkpoint_create(&[], s.checkpoint_timeout).await?;
     let mut added: BTreeMap<String, (OwnedObjectPath, NmSettings)> = BTreeMap::new();
     let result = tokio::select! {
         r = async {
             steps(nm, s, g, plan, &mut added, changes, reader).await?;
             // Ready means forwarding: an active bond or VLAN is not yet one that carries traffic.
-            probe::await_forwarding(reader, &answered, s.forwarding_timeout).await?;
+            probe::await_after(reader, &selected, Instant::now(), s.forwarding_timeout).await?;
             Ok(())
         } => r,
         e = keep_checkpoint(nm, &cp, s.checkpoint_timeout) => Err(e),

@@ -35,8 +35,9 @@ pub enum Command {
     /// profiles back.
     Rollback(SettingsArgs),
     /// Apply a desired NMState (FILE, or `-` for stdin) to the running node now, without a
-    /// reboot: inside a checkpoint, committed only if br-ex keeps the node IP and the default
-    /// gateways that answered before answer again; otherwise rolled back. Lasts until the next
+    /// reboot: inside a checkpoint, committed only if br-ex keeps the node IP and the probes
+    /// that passed before (gateways, nameservers, API server, node readiness) pass again;
+    /// otherwise rolled back. Lasts until the next
     /// boot (profiles in NetworkManager's memory), or beyond with --persist (keyfiles in
     /// /etc; only the flag counts here, not the config file or NM_CONN_SET_PATH). Refused
     /// (exit 2) if it removes br-ex, moves the node IP off it or touches OVN-Kubernetes'

@@ -6,12 +6,12 @@
 //! bridge the node has (the automatic one included; NetworkManager refuses a second checkpoint
 //! over the same devices, so the clean-up cannot come first in a checkpoint of our own), then,
 //! still uncommitted, the automatic mode's leftovers are removed, br-ex must carry the node
-//! IP and the default gateways that answered before must answer again (`probe`). Any failure
+//! IP and the probes that passed before must pass again (`probe`). Any failure
 //! rolls the node back to the bridge it had.
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use selection::atomic::write_atomic;
 use selection::netlink::NetlinkReader;
@@ -133,13 +133,13 @@ pub async fn apply_pending(s: &Settings) -> Result<Option<Outcome>, ApplyError> 
         .any(|i| i.name() == BR_EX1.bridge);
     let before = active_bridge_profiles(&nm).await?;
     let mut reader = NetlinkReader::connect()?;
-    let answered = probe::answering(&probe::default_gateways(&reader.snapshot().await?)).await;
+    let selected = probe::select(&probe::Targets::of(s), &reader.snapshot().await?).await;
     let finish = async || -> Result<(), String> {
         remove_leftovers(&nm, s, defines_br_ex1)
             .await
             .map_err(|e| format!("removing the automatic bridge's leftovers: {e}"))?;
         check_br_ex(s).await?;
-        probe::await_forwarding(&mut reader, &answered, s.forwarding_timeout)
+        probe::await_after(&mut reader, &selected, Instant::now(), s.forwarding_timeout)
             .await
             .map_err(|e| e.to_string())
     };

@@ -1,9 +1,9 @@
 //! The day-2 path (`apply-live`): a desired NMState applied to the running node now, without a
 //! reboot. Refused when it takes the node's own plumbing away ([`guard`]) unless forced; one
 //! change at a time ([`lock`]); applied inside nmstate's checkpoint ([`checkpoint`]) and committed
-//! only if, within the forwarding timeout, br-ex still carries the node IP and the default
-//! gateways that answered before the change answer again ([`probe`]); otherwise rolled back,
-//! naming what failed.
+//! only if, within the live probe timeout, br-ex still carries the node IP and every probe that
+//! passed before the change passes again ([`probe`]: gateways, nameservers, API server, node
+//! readiness); otherwise rolled back, naming what failed.
 //!
 //! Persistence is deliberate: by default the change lives in NetworkManager's memory (profiles
 //! under /run) and the next boot has the profiles from before it; `--persist` writes keyfiles
@@ -109,10 +109,10 @@ pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duratio
     let _lock = ChangeLock::acquire(&lock::path(&s.run_dir), "apply-live", o.lock_wait)?;
     let start = Instant::now();
     let mut reader = NetlinkReader::connect()?;
-    let answered = probe::answering(&probe::default_gateways(&reader.snapshot().await?)).await;
+    let selected = probe::select(&probe::Targets::of(s), &reader.snapshot().await?).await;
     let check = async || -> Result<(), String> {
         check_br_ex(s).await?;
-        probe::await_forwarding(&mut reader, &answered, s.forwarding_timeout)
+        probe::await_after(&mut reader, &selected, Instant::now(), s.live_probe_timeout)
             .await
             .map_err(|e| e.to_string())
     };

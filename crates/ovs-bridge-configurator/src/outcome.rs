@@ -40,7 +40,7 @@ pub enum ApplyError {
     #[error(transparent)]
     Declarative(#[from] DeclarativeError),
     #[error(transparent)]
-    NotForwarding(#[from] crate::probe::NotForwarding),
+    Probe(#[from] crate::probe::Failed),
     #[error(transparent)]
     Lock(#[from] crate::lock::LockError),
 }

@@ -21,6 +21,10 @@ struct ConfigFile {
     activation_timeout_secs: Option<u64>,
     dbus_timeout_secs: Option<u64>,
     forwarding_timeout_secs: Option<u64>,
+    live_probe_timeout_secs: Option<u64>,
+    dns_probe_name: Option<String>,
+    kubeconfig: Option<PathBuf>,
+    node_name: Option<String>,
     activation_attempts: Option<u32>,
     run_dir: Option<PathBuf>,
     etc_dir: Option<PathBuf>,
@@ -45,9 +49,18 @@ pub struct Settings {
     pub activation_attempts: u32,
     /// Longest wait for NetworkManager's reply to one D-Bus call.
     pub dbus_timeout: Duration,
-    /// Longest wait, after a change, for the default gateways that answered before it to answer
-    /// again before the change is rolled back (see `probe`).
+    /// Longest wait, after a boot-time change, for every probe that passed before it to pass
+    /// again (default gateways, nameservers, API server, node readiness: see `probe`) before
+    /// the change is rolled back.
     pub forwarding_timeout: Duration,
+    /// The same bound for a live change (`apply-live`), on a node whose uplink already forwards.
+    pub live_probe_timeout: Duration,
+    /// The name the DNS probe looks up (see `probe::dns`).
+    pub dns_probe_name: String,
+    /// The kubelet's kubeconfig, for the API-server and node-readiness probes.
+    pub kubeconfig: PathBuf,
+    /// This node's Node object name (kubelet's default: the host name).
+    pub node_name: String,
     /// Roots of `/run`, `/etc`, `/var/lib` (tests point them elsewhere).
     pub run_dir: PathBuf,
     pub etc_dir: PathBuf,
@@ -101,6 +114,11 @@ pub fn resolve(
             )));
         }
     };
+    let var_lib: PathBuf = args
+        .var_lib_dir
+        .clone()
+        .or(cfg.var_lib_dir)
+        .unwrap_or_else(|| "/var/lib".into());
     let retry = args
         .retry_interval_secs
         .or(cfg.retry_interval_secs)
@@ -116,6 +134,21 @@ pub fn resolve(
         // An 802.3ad bond forwards 3.5-6.4 s after it is up (measured on a real kernel); 30 s
         // leaves room for a slower partner and rolls a dead uplink back within half a minute.
         forwarding_timeout: Duration::from_secs(cfg.forwarding_timeout_secs.unwrap_or(30)),
+        // 1.25 times the slowest 802.3ad renegotiation measured (6.4 s): a live change that
+        // cuts the node off is rolled back within about 10 s, not kubernetes-nmstate's minutes.
+        live_probe_timeout: Duration::from_secs(cfg.live_probe_timeout_secs.unwrap_or(8)),
+        dns_probe_name: cfg
+            .dns_probe_name
+            .unwrap_or_else(|| crate::probe::dns::ROOT_SERVERS.to_owned()),
+        kubeconfig: cfg
+            .kubeconfig
+            .unwrap_or_else(|| var_lib.join("kubelet/kubeconfig")),
+        node_name: match cfg.node_name {
+            Some(n) => n,
+            None => std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .map(|h| h.trim().to_owned())
+                .unwrap_or_default(),
+        },
         run_dir: args
             .run_dir
             .clone()
@@ -126,11 +159,7 @@ pub fn resolve(
             .clone()
             .or(cfg.etc_dir)
             .unwrap_or_else(|| "/etc".into()),
-        var_lib_dir: args
-            .var_lib_dir
-            .clone()
-            .or(cfg.var_lib_dir)
-            .unwrap_or_else(|| "/var/lib".into()),
+        var_lib_dir: var_lib,
         // $TMPDIR, else /tmp, as configure-ovs.
         troubleshooting_dir: cfg.troubleshooting_dir.unwrap_or_else(std::env::temp_dir),
     })

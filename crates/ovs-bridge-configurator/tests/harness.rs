@@ -5,13 +5,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+use integration::apiserver::{self, FakeApiServer};
 use integration::network_manager::normalized_keyfile;
-use integration::node::{NMSTATE_BR_EX, Node, ROUTER, Upstream, node_address};
+use integration::node::{NMSTATE_BR_EX, Node, ROUTER, Upstream, ZONE, node_address};
 use integration::process::wait_for;
 use integration::require_root;
 use ovs_bridge_configurator::lock;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ovs-bridge-configurator");
+/// api-int's address in the live-apply test: on the machine network, not the gateway's.
+const API_INT: &str = "198.51.100.2";
 
 struct Case {
     node: Node,
@@ -1419,9 +1422,32 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
     assert!(o.status.success() && c.ready(), "{}", c.context(&o));
     let up2 = integration::Netns::new("up2").unwrap();
     up2.veth_to("eth0", &c.node.ns, "ens4").unwrap();
+    // kubernetes-nmstate's probes: the upstream resolver (for its own zone: no Internet here)
+    // and an API server on the machine network (api-int's address) that knows this node, Ready.
+    fs::write(c.etc.join("resolv.conf"), format!("nameserver {ROUTER}\n")).unwrap();
+    c.up.ns.addr("br0", &format!("{API_INT}/32"), &[]).unwrap();
+    let listener =
+        c.up.ns
+            .run_in(|| std::net::TcpListener::bind(format!("{API_INT}:6443")))
+            .unwrap()
+            .unwrap();
+    let api = FakeApiServer::start_as(
+        c.node.dir(),
+        vec![apiserver::node("node1", true, &[&node_address(1)], &[])],
+        listener,
+        &format!("{API_INT}:6443"),
+    )
+    .unwrap();
     let file = c.node.dir().join("live.yml");
     let cfg = c.node.dir().join("live.toml");
-    fs::write(&cfg, "forwarding-timeout-secs = 5\n").unwrap();
+    fs::write(
+        &cfg,
+        format!(
+            "dns-probe-name = \"{ZONE}\"\nkubeconfig = \"{}\"\nnode-name = \"node1\"\n",
+            api.kubeconfig().display()
+        ),
+    )
+    .unwrap();
     let run = |args: &[&str], yaml: &str| {
         fs::write(&file, yaml).unwrap();
         let mut all = args.to_vec();
@@ -1455,6 +1481,14 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
     let o = live(ens4_address);
     assert!(o.status.success(), "{}", c.context(&o));
     assert!(log(&o).contains("applied and committed in"), "{}", log(&o));
+    for probed in [
+        format!("nameserver {ROUTER} answers a lookup of {ZONE}: it must answer"),
+        format!("nameserver {ROUTER} answers, "),
+        format!("the API server https://{API_INT}:6443/ answers (node node1 Ready): it must"),
+        "the API server answers and the node is Ready, ".to_owned(),
+    ] {
+        assert!(log(&o).contains(&probed), "{probed:?} in\n{}", log(&o));
+    }
     assert!(ens4().contains("192.0.2.20/24"), "{}", ens4());
     // Until the next boot: the profile is in NetworkManager's memory (/run), not /etc.
     let ens4_profile = || {
@@ -1516,6 +1550,34 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
     assert!(
         wait_for(Duration::from_secs(15), || c.ready()),
         "the default route through the real gateway is back: {}",
+        c.context(&o)
+    );
+    assert!(c.reachable());
+
+    // Only the API server cut off (a host route to api-int through a next hop that is not
+    // there): the gateway and the resolver still answer, the API probe rolls it back.
+    let o = live(&format!(
+        "routes:
+  config:
+  - destination: {API_INT}/32
+    next-hop-address: 198.51.100.77
+    next-hop-interface: br-ex
+"
+    ));
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    let named = format!(
+        "the API server https://{API_INT}:6443/ answered before the change and not within 8s"
+    );
+    assert!(log(&o).contains(&named), "{named:?} in\n{}", log(&o));
+    let route = c.node.ns.ip(&["route", "show", API_INT]).unwrap();
+    assert!(
+        route.trim().is_empty(),
+        "the host route is rolled back: {route}"
+    );
+    // The rollback re-activates br-ex's profile: a moment without the node IP.
+    assert!(
+        wait_for(Duration::from_secs(15), || c.ready()),
+        "br-ex is back: {}",
         c.context(&o)
     );
     assert!(c.reachable());

@@ -1,7 +1,6 @@
-//! Whether the node forwards: its default gateways answer. A change (br-ex built at boot, a
-//! declarative NMState file) is committed only when every default gateway that answered
-//! before it answers after it; on a real kernel an 802.3ad bond is called up seconds before it
-//! forwards, and a VLAN may not forward at all, so an active profile proves nothing.
+//! The gateway probe: whether the node forwards, i.e. its default gateways answer. On a real
+//! kernel an 802.3ad bond is called up seconds before it forwards, and a VLAN may not forward
+//! at all, so an active profile proves nothing.
 //!
 //! A gateway answers when it replies to an ICMP echo through the interface its default route
 //! leaves by, or, where ICMP is filtered, when the kernel's neighbour entry for it on that
@@ -20,11 +19,10 @@ use rtnetlink::packet_route::neighbour::{NeighbourAddress, NeighbourAttribute, N
 use selection::model::Snapshot;
 use selection::netlink::NetlinkReader;
 
+use super::BEFORE_LIMIT;
+
 /// How long one echo request is waited for before the next.
 const ROUND: Duration = Duration::from_millis(100);
-/// How long a default gateway may take to answer before a change for it to count as answering
-/// (one that answers does so in milliseconds; a silent one costs this once).
-const BEFORE_LIMIT: Duration = Duration::from_secs(1);
 
 /// A main-table default gateway and the interface its route leaves by.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,13 +116,14 @@ pub async fn answering(gateways: &[Gateway]) -> Vec<Answered> {
 }
 
 /// Waits until every gateway of `before` answers again (an echo where it gave one, else either),
-/// through whatever interface its default route leaves by now; up to `limit` in all.
+/// through whatever interface its default route leaves by now; until `deadline`, `limit` after
+/// `start`.
 pub async fn await_forwarding(
     reader: &mut NetlinkReader,
     before: &[Answered],
+    start: Instant,
     limit: Duration,
 ) -> Result<(), NotForwarding> {
-    let start = Instant::now();
     let deadline = start + limit;
     for want in before {
         let mut through = "by any default route".to_owned();

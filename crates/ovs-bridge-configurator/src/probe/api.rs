@@ -1,0 +1,80 @@
+//! The API-server and node-readiness probes (kubernetes-nmstate's): a GET of this node's Node
+//! object with a fresh client from the kubelet's kubeconfig (the kubeconfig's server: api-int
+//! on a node). Any answer from the server counts for the API server, also a refusal (a node
+//! may not read every object); the node counts as ready when its `Ready` condition is `True`.
+//! Where there is no kubeconfig (a first boot, before kubelet joined) neither is probed.
+
+use std::path::Path;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Node;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Api, Client, Config};
+
+/// What one look at the API server found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seen {
+    /// The server answered; `ready`: the node's Ready condition is True.
+    Answered { server: String, ready: bool },
+    /// No answer (or no client could be built): why.
+    Silent { server: String, why: String },
+}
+
+/// One GET of node `node` through a client built now from `kubeconfig`, within `limit`; None
+/// when the kubeconfig does not exist.
+pub async fn look(kubeconfig: &Path, node: &str, limit: Duration) -> Option<Seen> {
+    if !kubeconfig.exists() {
+        return None;
+    }
+    let k = match Kubeconfig::read_from(kubeconfig) {
+        Ok(k) => k,
+        Err(e) => {
+            return Some(Seen::Silent {
+                server: kubeconfig.display().to_string(),
+                why: format!("cannot read the kubeconfig: {e}"),
+            });
+        }
+    };
+    let config = match Config::from_custom_kubeconfig(k, &KubeConfigOptions::default()).await {
+        Ok(c) => c,
+        Err(e) => {
+            return Some(Seen::Silent {
+                server: kubeconfig.display().to_string(),
+                why: format!("cannot use the kubeconfig: {e}"),
+            });
+        }
+    };
+    let server = config.cluster_url.to_string();
+    Some(get(config, node, limit).await.map_or_else(
+        |why| Seen::Silent {
+            server: server.clone(),
+            why,
+        },
+        |ready| Seen::Answered {
+            server: server.clone(),
+            ready,
+        },
+    ))
+}
+
+/// Whether the node is ready, if the server answered at all.
+async fn get(mut config: Config, node: &str, limit: Duration) -> Result<bool, String> {
+    config.connect_timeout = Some(limit);
+    config.read_timeout = Some(limit);
+    let client = Client::try_from(config).map_err(|e| e.to_string())?;
+    let nodes: Api<Node> = Api::all(client);
+    match tokio::time::timeout(limit, nodes.get(node)).await {
+        Err(_) => Err(format!("no answer within {limit:?}")),
+        Ok(Ok(n)) => Ok(is_ready(&n)),
+        // An HTTP answer (403, 404, ...) is the server answering.
+        Ok(Err(kube::Error::Api(_))) => Ok(false),
+        Ok(Err(e)) => Err(e.to_string()),
+    }
+}
+
+fn is_ready(n: &Node) -> bool {
+    n.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+}

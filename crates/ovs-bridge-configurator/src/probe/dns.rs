@@ -1,0 +1,156 @@
+//! The DNS probe (kubernetes-nmstate's): a lookup through each nameserver of resolv.conf. One
+//! that answered before a change has to answer after it; one that did not is not awaited.
+//!
+//! The query is NS for `root-servers.net` (upstream's), or A for the host named by the
+//! `dns-probe-name` setting (a node without Internet access has a resolver that knows only its
+//! own zone). An answer is a reply with the query's id that is `NOERROR` or `NXDOMAIN`: the
+//! nameserver was reached and knows the answer; `SERVFAIL` (it cannot reach its own upstream)
+//! and `REFUSED` do not count.
+
+use std::io;
+use std::net::{IpAddr, SocketAddr, UdpSocket};
+use std::path::Path;
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::time::{Duration, Instant};
+
+/// Upstream's probe name, looked up as NS.
+pub const ROOT_SERVERS: &str = "root-servers.net";
+
+const TYPE_A: u16 = 1;
+const TYPE_NS: u16 = 2;
+
+static IDS: AtomicU16 = AtomicU16::new(0x5eed);
+
+/// The nameservers of resolv.conf `text`, in order (what glibc asks).
+pub fn nameservers(text: &str) -> Vec<IpAddr> {
+    text.lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            (words.next() == Some("nameserver")).then(|| words.next()?.parse().ok())?
+        })
+        .collect()
+}
+
+/// The nameservers of the resolv.conf at `path` (none when it is absent or unreadable: then
+/// nothing is probed).
+pub fn nameservers_of(path: &Path) -> Vec<IpAddr> {
+    std::fs::read_to_string(path)
+        .map(|t| nameservers(&t))
+        .unwrap_or_default()
+}
+
+/// The query for `name`: NS for the root servers' zone, A for anything else.
+fn query(id: u16, name: &str) -> Vec<u8> {
+    let qtype = if name.trim_end_matches('.') == ROOT_SERVERS {
+        TYPE_NS
+    } else {
+        TYPE_A
+    };
+    // Header: id, recursion desired, one question.
+    let mut q = id.to_be_bytes().to_vec();
+    q.extend_from_slice(&[0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]);
+    for label in name.trim_end_matches('.').split('.') {
+        q.push(label.len() as u8);
+        q.extend_from_slice(label.as_bytes());
+    }
+    q.push(0);
+    q.extend_from_slice(&qtype.to_be_bytes());
+    q.extend_from_slice(&1u16.to_be_bytes());
+    q
+}
+
+/// Whether `reply` answers query `id`: NOERROR (0) or NXDOMAIN (3).
+fn answers(reply: &[u8], id: u16) -> bool {
+    reply.len() >= 12
+        && reply[..2] == id.to_be_bytes()
+        && reply[2] & 0x80 != 0
+        && matches!(reply[3] & 0x0f, 0 | 3)
+}
+
+/// Whether `server` answers a lookup of `name` within `limit` (one query, resent every 200 ms).
+pub fn lookup(server: IpAddr, name: &str, limit: Duration) -> io::Result<bool> {
+    let deadline = Instant::now() + limit;
+    let bind: SocketAddr = if server.is_ipv4() {
+        "0.0.0.0:0".parse().unwrap()
+    } else {
+        "[::]:0".parse().unwrap()
+    };
+    let sock = UdpSocket::bind(bind)?;
+    sock.connect(SocketAddr::new(server, 53))?;
+    let id = IDS.fetch_add(1, Ordering::Relaxed);
+    let packet = query(id, name);
+    let mut buf = [0u8; 1500];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(false);
+        }
+        // A send may fail while the route to the server is being changed: try again.
+        let _ = sock.send(&packet);
+        let round_end = Instant::now() + left.min(Duration::from_millis(200));
+        loop {
+            let wait = round_end.saturating_duration_since(Instant::now());
+            if wait.is_zero() {
+                break;
+            }
+            sock.set_read_timeout(Some(wait))?;
+            match sock.recv(&mut buf) {
+                Ok(n) if answers(&buf[..n], id) => return Ok(true),
+                Ok(_) => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    break;
+                }
+                // ICMP unreachable (nothing listening, no route): not an answer, try again.
+                Err(_) => std::thread::sleep(wait.min(Duration::from_millis(50))),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nameservers_are_read_in_order_and_the_rest_ignored() {
+        let text = "# generated\nsearch example.com\nnameserver 192.0.2.53\n\
+                    nameserver  2001:db8::53 \nnameserver bogus\noptions ndots:2\n";
+        let want: Vec<IpAddr> = vec![
+            "192.0.2.53".parse().unwrap(),
+            "2001:db8::53".parse().unwrap(),
+        ];
+        assert_eq!(nameservers(text), want);
+    }
+
+    #[test]
+    fn the_query_is_ns_for_the_root_servers_and_a_for_a_host() {
+        let q = query(0x1234, "root-servers.net");
+        assert_eq!(&q[..4], &[0x12, 0x34, 0x01, 0x00]);
+        assert_eq!(&q[12..], b"\x0croot-servers\x03net\x00\x00\x02\x00\x01");
+        let q = query(1, "api.cluster.example.");
+        assert_eq!(&q[q.len() - 4..], &[0, 1, 0, 1]);
+    }
+
+    #[test]
+    fn only_a_reply_to_the_same_id_that_knows_answers() {
+        let mut reply = query(7, "root-servers.net");
+        reply[2] |= 0x80;
+        assert!(answers(&reply, 7));
+        assert!(!answers(&reply, 8), "another id");
+        reply[3] = 0x83;
+        assert!(answers(&reply, 7), "NXDOMAIN");
+        reply[3] = 0x82;
+        assert!(!answers(&reply, 7), "SERVFAIL");
+        reply[3] = 0x85;
+        assert!(!answers(&reply, 7), "REFUSED");
+        assert!(
+            !answers(&query(7, "root-servers.net"), 7),
+            "a query, not a reply"
+        );
+    }
+}

@@ -1,0 +1,222 @@
+//! The probes a change must pass before it is committed (boot-time `apply` and `apply-nmstate`,
+//! and the day-2 `apply-live` share them): kubernetes-nmstate's set, looked at before the change
+//! to select the ones that work, then awaited after it until each passes again.
+//!
+//! - every main-table default gateway ([`gateway`]): ready means forwarding;
+//! - every nameserver of resolv.conf ([`dns`]);
+//! - the API server and this node's readiness, where a kubelet kubeconfig is there ([`api`]).
+//!
+//! kubernetes-nmstate polls each selected probe every second for up to 120 s, so a bad change
+//! is rolled back only after minutes; here all of them share one bound (the caller's: 30 s at
+//! boot, where a new 802.3ad bond needs up to 6.4 s to forward; 8 s for a live change), and a
+//! probe that did not pass before the change is never waited for.
+
+pub mod api;
+pub mod dns;
+pub mod gateway;
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+pub use gateway::{Answer, Answered, Gateway, NotForwarding, default_gateways};
+use selection::model::Snapshot;
+use selection::netlink::NetlinkReader;
+
+use crate::settings::Settings;
+
+/// How long a probe may take to pass before a change for it to count as working (one that works
+/// does so in milliseconds; a silent one costs this once, all of them at the same time).
+pub const BEFORE_LIMIT: Duration = Duration::from_secs(1);
+/// Between two looks at a nameserver or the API server after a change.
+const POLL: Duration = Duration::from_millis(250);
+
+/// What the probes look at, from the settings.
+#[derive(Clone, Debug)]
+pub struct Targets {
+    pub resolv_conf: PathBuf,
+    pub dns_name: String,
+    pub kubeconfig: PathBuf,
+    pub node: String,
+}
+
+impl Targets {
+    pub fn of(s: &Settings) -> Targets {
+        Targets {
+            resolv_conf: s.etc_dir.join("resolv.conf"),
+            dns_name: s.dns_probe_name.clone(),
+            kubeconfig: s.kubeconfig.clone(),
+            node: s.node_name.clone(),
+        }
+    }
+}
+
+/// The probes that passed before the change: each must pass again after it.
+#[derive(Clone, Debug)]
+pub struct Selected {
+    targets: Targets,
+    gateways: Vec<Answered>,
+    nameservers: Vec<IpAddr>,
+    /// The API server's URL, and whether the node was Ready.
+    api: Option<(String, bool)>,
+}
+
+/// Why a change failed its probes (it is rolled back).
+#[derive(Debug, thiserror::Error)]
+pub enum Failed {
+    #[error(transparent)]
+    Gateway(#[from] NotForwarding),
+    #[error(
+        "the nameserver {server} answered a lookup of {name} before the change and not within \
+         {limit:?} after it"
+    )]
+    Dns {
+        server: IpAddr,
+        name: String,
+        limit: Duration,
+    },
+    #[error(
+        "the API server {server} answered before the change and not within {limit:?} after it \
+         ({why})"
+    )]
+    Api {
+        server: String,
+        why: String,
+        limit: Duration,
+    },
+    #[error("node {node} was Ready before the change and not within {limit:?} after it")]
+    NotReady { node: String, limit: Duration },
+}
+
+/// Looks at every probe now (all at once, each for up to [`BEFORE_LIMIT`]) and keeps the ones
+/// that pass; says which, and why the others are not awaited.
+pub async fn select(targets: &Targets, snap: &Snapshot) -> Selected {
+    let gateways = default_gateways(snap);
+    let gateways = gateway::answering(&gateways);
+    let servers = dns::nameservers_of(&targets.resolv_conf);
+    let dns = futures_util::future::join_all(servers.into_iter().map(|server| {
+        let name = targets.dns_name.clone();
+        async move {
+            let ok = tokio::task::spawn_blocking(move || dns::lookup(server, &name, BEFORE_LIMIT))
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .unwrap_or(false);
+            (server, ok)
+        }
+    }));
+    let api = api::look(&targets.kubeconfig, &targets.node, BEFORE_LIMIT);
+    let (gateways, dns, api) = tokio::join!(gateways, dns, api);
+    let mut nameservers = Vec::new();
+    for (server, ok) in dns {
+        if ok {
+            tracing::info!(
+                "nameserver {server} answers a lookup of {}: it must answer after the change",
+                targets.dns_name
+            );
+            nameservers.push(server);
+        } else {
+            tracing::info!(
+                "nameserver {server} does not answer a lookup of {} within {BEFORE_LIMIT:?}: it \
+                 is not awaited after the change",
+                targets.dns_name
+            );
+        }
+    }
+    let api = match api {
+        Some(api::Seen::Answered { server, ready }) => {
+            tracing::info!(
+                "the API server {server} answers (node {} {}): it must answer after the change",
+                targets.node,
+                if ready { "Ready" } else { "not Ready" }
+            );
+            Some((server, ready))
+        }
+        Some(api::Seen::Silent { server, why }) => {
+            tracing::info!(
+                "the API server {server} does not answer ({why}): it is not awaited after the \
+                 change"
+            );
+            None
+        }
+        None => None,
+    };
+    Selected {
+        targets: targets.clone(),
+        gateways,
+        nameservers,
+        api,
+    }
+}
+
+/// Waits, after a change, until every probe of `before` passes again; up to `limit` from
+/// `start` (the end of the change) for all of them.
+pub async fn await_after(
+    reader: &mut NetlinkReader,
+    before: &Selected,
+    start: Instant,
+    limit: Duration,
+) -> Result<(), Failed> {
+    gateway::await_forwarding(reader, &before.gateways, start, limit).await?;
+    let deadline = start + limit;
+    let t = &before.targets;
+    for &server in &before.nameservers {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let name = t.dns_name.clone();
+            let ok = tokio::task::spawn_blocking(move || dns::lookup(server, &name, left))
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .unwrap_or(false);
+            if ok {
+                tracing::info!(
+                    "nameserver {server} answers, {:.2} s after the change",
+                    start.elapsed().as_secs_f64()
+                );
+                break;
+            }
+            if Instant::now() >= deadline {
+                return Err(Failed::Dns {
+                    server,
+                    name: t.dns_name.clone(),
+                    limit,
+                });
+            }
+        }
+    }
+    if let Some((server, was_ready)) = &before.api {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let failure = match api::look(&t.kubeconfig, &t.node, left.max(POLL)).await {
+                Some(api::Seen::Answered { ready, .. }) if ready || !was_ready => {
+                    tracing::info!(
+                        "the API server answers{}, {:.2} s after the change",
+                        if ready { " and the node is Ready" } else { "" },
+                        start.elapsed().as_secs_f64()
+                    );
+                    break;
+                }
+                Some(api::Seen::Answered { .. }) => Failed::NotReady {
+                    node: t.node.clone(),
+                    limit,
+                },
+                Some(api::Seen::Silent { why, .. }) => Failed::Api {
+                    server: server.clone(),
+                    why,
+                    limit,
+                },
+                None => Failed::Api {
+                    server: server.clone(),
+                    why: format!("{} is gone", t.kubeconfig.display()),
+                    limit,
+                },
+            };
+            if Instant::now() >= deadline {
+                return Err(failure);
+            }
+            tokio::time::sleep(POLL.min(deadline.saturating_duration_since(Instant::now()))).await;
+        }
+    }
+    Ok(())
+}

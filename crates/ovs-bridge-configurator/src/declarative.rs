@@ -121,6 +121,8 @@ pub async fn apply_pending(s: &Settings) -> Result<Option<Outcome>, ApplyError> 
         return Ok(None);
     };
     tracing::info!("applying the NMState file {}", pending.path.display());
+    s.probe_bound_fits("forwarding-timeout-secs", s.forwarding_timeout)
+        .map_err(DeclarativeError::Settings)?;
     let state = parse(&pending)?;
     // nmstate's OVS plugin needs OVSDB: say why now rather than as a plugin failure mid-apply.
     ovsdb::check_access()?;

@@ -180,9 +180,11 @@ where
                 return Ok(ExitCode::SUCCESS);
             }
             Err(e @ apply::ApplyError::Terminated) => return Err(e.into()),
-            // A malformed NMState file does not get better by waiting: bad input, exit 2.
+            // A malformed NMState file (or settings that cannot work) does not get better by
+            // waiting: bad input, exit 2.
             Err(apply::ApplyError::Declarative(
-                e @ declarative::DeclarativeError::Invalid { .. },
+                e @ (declarative::DeclarativeError::Invalid { .. }
+                | declarative::DeclarativeError::Settings(_)),
             )) => {
                 return Err(selection::app::UsageError(e.to_string()).into());
             }

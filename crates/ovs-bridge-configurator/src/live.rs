@@ -53,6 +53,9 @@ pub enum LiveError {
         origin: String,
         reasons: Vec<String>,
     },
+    /// The settings cannot work together: nothing was changed.
+    #[error("{0}")]
+    Settings(String),
     #[error(transparent)]
     Lock(#[from] LockError),
     #[error("netlink: {0}")]
@@ -72,7 +75,10 @@ pub enum LiveError {
 impl LiveError {
     /// Bad input (exit 2): the state itself is wrong, waiting or retrying changes nothing.
     pub fn is_bad_input(&self) -> bool {
-        matches!(self, LiveError::Invalid { .. } | LiveError::Refused { .. })
+        matches!(
+            self,
+            LiveError::Invalid { .. } | LiveError::Refused { .. } | LiveError::Settings(_)
+        )
     }
 }
 
@@ -89,6 +95,8 @@ pub struct Options {
 /// Applies `d` now; returns how long apply -> committed took.
 pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duration, LiveError> {
     let source = d.origin.clone();
+    s.probe_bound_fits("live-probe-timeout-secs", s.live_probe_timeout)
+        .map_err(LiveError::Settings)?;
     let state = d.parse()?;
     let files = s.node_ip_files();
     let mut node_ips: Vec<_> = [files.primary_ip(), files.ipv4(), files.ipv6()]

@@ -81,6 +81,9 @@ pub enum DeclarativeError {
     /// It applied, but the result is not a usable br-ex: rolled back.
     #[error("{path} was rolled back: {message}")]
     Unusable { path: String, message: String },
+    /// The settings cannot work together: nothing was changed.
+    #[error("{0}")]
+    Settings(String),
     #[error("cannot write {}: {error}", path.display())]
     Write {
         path: PathBuf,

@@ -97,6 +97,20 @@ impl Settings {
     pub fn nmstate_dir(&self) -> PathBuf {
         self.etc_dir.join("nmstate/openshift")
     }
+    /// Whether probes bounded by `bound` (the setting `key`) fit in nmstate's checkpoint: the
+    /// NMState paths do not extend it while the probes wait, so a longer bound would have
+    /// NetworkManager roll back a change that is still being probed, and the commit fail.
+    pub fn probe_bound_fits(&self, key: &str, bound: Duration) -> Result<(), String> {
+        if bound < self.checkpoint_timeout {
+            return Ok(());
+        }
+        Err(format!(
+            "{key} ({}) must be shorter than checkpoint-timeout-secs ({}): NetworkManager would \
+             roll the change back while its probes still wait",
+            bound.as_secs(),
+            self.checkpoint_timeout.as_secs()
+        ))
+    }
 }
 
 pub fn resolve(

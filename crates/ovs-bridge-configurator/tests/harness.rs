@@ -1646,3 +1646,156 @@ fn a_change_waits_for_the_one_that_holds_the_network() {
         "apply waited for the holder"
     );
 }
+
+/// The default route through a next hop that is not there: the gateway probe waits its whole
+/// bound on it, then the change is rolled back.
+const DEAD_DEFAULT_ROUTE: &str = "routes:
+  config:
+  - destination: 0.0.0.0/0
+    state: absent
+  - destination: 0.0.0.0/0
+    next-hop-address: 198.51.100.77
+    next-hop-interface: br-ex
+";
+
+/// Whether the node's default route goes through the next hop that is not there.
+fn dead_route_in_place(c: &Case) -> bool {
+    c.node
+        .ns
+        .ip(&["route", "show", "default"])
+        .unwrap_or_default()
+        .contains("198.51.100.77")
+}
+
+/// Issue 27: a live apply SIGKILLed after its change and before its commit. NetworkManager's
+/// checkpoint (`checkpoint-timeout-secs`) rolls the node back by itself, nothing else helping.
+#[test]
+fn a_live_apply_killed_before_its_commit_is_undone_by_the_checkpoint() {
+    if !require_root("a_live_apply_killed_before_its_commit") {
+        return;
+    }
+    let c = Case::new(true);
+    c.write_primary_ip();
+    let o = c.run(&["apply"]);
+    assert!(o.status.success() && c.ready(), "{}", c.context(&o));
+    let file = c.node.dir().join("dead.yml");
+    fs::write(&file, DEAD_DEFAULT_ROUTE).unwrap();
+    let cfg = c.node.dir().join("kill.toml");
+    // Probes that outlast the checkpoint cannot work: refused before anything changes.
+    fs::write(
+        &cfg,
+        "checkpoint-timeout-secs = 10\nlive-probe-timeout-secs = 10\n",
+    )
+    .unwrap();
+    let o = c
+        .command(&["apply-live", &file.display().to_string()], &cfg)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", log(&o));
+    assert!(
+        log(&o).contains(
+            "live-probe-timeout-secs (10) must be shorter than checkpoint-timeout-secs (10)"
+        ),
+        "{}",
+        log(&o)
+    );
+    assert!(!dead_route_in_place(&c));
+    fs::write(&cfg, "checkpoint-timeout-secs = 10\n").unwrap();
+    let mut child = c
+        .command(&["apply-live", &file.display().to_string()], &cfg)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_for(Duration::from_secs(20), || dead_route_in_place(&c)),
+        "the change was applied"
+    );
+    child.kill().unwrap();
+    let killed = Instant::now();
+    child.wait().unwrap();
+    assert!(dead_route_in_place(&c), "killed before its own rollback");
+    assert!(
+        wait_for(Duration::from_secs(25), || !dead_route_in_place(&c)
+            && c.ready()),
+        "NetworkManager rolled the change back: {:?}",
+        c.node.ns.ip(&["route", "show", "default"])
+    );
+    let took = killed.elapsed();
+    eprintln!(
+        "killed apply-live: rolled back by the checkpoint {:.1} s after the kill",
+        took.as_secs_f64()
+    );
+    assert!(
+        took <= Duration::from_secs(15),
+        "bounded by the checkpoint: {took:?}"
+    );
+    assert!(c.reachable());
+}
+
+/// Issue 27: two live applies at once. The second gives up naming the first when it may not
+/// wait long enough, and otherwise waits for it and then runs.
+#[test]
+fn two_live_applies_at_once_run_one_after_the_other() {
+    if !require_root("two_live_applies_at_once") {
+        return;
+    }
+    let c = Case::new(true);
+    c.write_primary_ip();
+    let o = c.run(&["apply"]);
+    assert!(o.status.success() && c.ready(), "{}", c.context(&o));
+    let up2 = integration::Netns::new("up2").unwrap();
+    up2.veth_to("eth0", &c.node.ns, "ens4").unwrap();
+    let dead = c.node.dir().join("dead.yml");
+    fs::write(&dead, DEAD_DEFAULT_ROUTE).unwrap();
+    let mtu = c.node.dir().join("mtu.yml");
+    fs::write(
+        &mtu,
+        "interfaces:\n- name: ens4\n  type: ethernet\n  state: up\n  mtu: 1400\n",
+    )
+    .unwrap();
+    let cfg = Path::new("/dev/null");
+    let mut first = c.command(&["apply-live", &dead.display().to_string()], cfg);
+    let second = || {
+        assert!(wait_for(Duration::from_secs(20), || dead_route_in_place(
+            &c
+        )));
+        let gives_up = c
+            .command(
+                &[
+                    "apply-live",
+                    &mtu.display().to_string(),
+                    "--lock-wait-secs",
+                    "1",
+                ],
+                cfg,
+            )
+            .output()
+            .unwrap();
+        let waits = c
+            .command(&["apply-live", &mtu.display().to_string()], cfg)
+            .output()
+            .unwrap();
+        (gives_up, waits)
+    };
+    let (first, (gives_up, waits)) = std::thread::scope(|s| {
+        let first = s.spawn(move || first.output().unwrap());
+        let rest = second();
+        (first.join().unwrap(), rest)
+    });
+    assert_eq!(first.status.code(), Some(1), "{}", log(&first));
+    assert!(
+        log(&first).contains("was rolled back after"),
+        "{}",
+        log(&first)
+    );
+    assert_eq!(gives_up.status.code(), Some(1), "{}", log(&gives_up));
+    assert!(
+        log(&gives_up).contains("another change of the node's network is running (apply-live, pid"),
+        "{}",
+        log(&gives_up)
+    );
+    assert!(waits.status.success(), "{}", c.context(&waits));
+    let link = c.node.ns.ip(&["-o", "link", "show", "ens4"]).unwrap();
+    assert!(link.contains("mtu 1400"), "the waiting one ran: {link}");
+    assert!(!dead_route_in_place(&c) && c.ready() && c.reachable());
+}

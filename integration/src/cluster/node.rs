@@ -385,11 +385,12 @@ impl ClusterNode {
 
     /// ovs-configuration.service, which must succeed (its log and NM's explain a failure).
     pub fn configure_ovs(&self) -> Result<(), String> {
-        if self.run_ovs_configuration()?.success() {
+        let status = self.run_ovs_configuration()?;
+        if status.success() {
             return Ok(());
         }
         Err(format!(
-            "node{}: ovs-bridge-configurator failed:\n{}\n{}",
+            "node{}: ovs-bridge-configurator failed ({status}):\n{}\n{}",
             self.index,
             self.log_tail("ovs-bridge-configurator", 30),
             self.node.nm.log_tail(30)

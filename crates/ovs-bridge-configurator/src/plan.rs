@@ -476,17 +476,17 @@ fn bridge_plan(
     uuid_of(names.bridge_profile(), &mut add, &|id, uuid| {
         bridge_profile(&u, id, uuid)
     });
-    let port_phys = uuid_of(names.uplink_port_profile(), &mut add, &|id, uuid| {
+    uuid_of(names.uplink_port_profile(), &mut add, &|id, uuid| {
         let mut s = ovs_port_profile(&u, id, uuid, iface);
         p::set(&mut s, "connection", "autoconnect-slaves", 1i32);
         s
     });
-    let port_br = uuid_of(names.interface_port_profile(), &mut add, &|id, uuid| {
+    uuid_of(names.interface_port_profile(), &mut add, &|id, uuid| {
         ovs_port_profile(&u, id, uuid, names.bridge)
     });
     let (phys, kind, clone_mac) = uplink_kind(u.old, devices)?;
-    let if_phys = uuid_of(names.uplink_profile(), &mut add, &|id, uuid| {
-        uplink_profile(&u, id, uuid, &port_phys, (&phys, kind, clone_mac))
+    uuid_of(names.uplink_profile(), &mut add, &|id, uuid| {
+        uplink_profile(&u, id, uuid, (&phys, kind, clone_mac))
     });
     // Bond/team ports of the uplink are re-homed as clones under the new physical port.
     for x in profiles {
@@ -498,7 +498,7 @@ fn bridge_plan(
         }
         let clone_id = format!("{}{SLAVE_CLONE_SUFFIX}", p::id(s));
         uuid_of(clone_id, &mut add, &|id, uuid| {
-            port_clone(s, id, uuid, &if_phys)
+            port_clone(s, id, uuid, iface)
         });
     }
     let v6 = p::get_str(u.old, "ipv6", "method").unwrap_or_else(|| "auto".into());
@@ -508,7 +508,7 @@ fn bridge_plan(
         ));
     }
     uuid_of(names.interface_profile(), &mut add, &|id, uuid| {
-        interface_profile(&u, id, uuid, &port_br, snap)
+        interface_profile(&u, id, uuid, snap)
     });
     Ok(BridgePlan {
         names,
@@ -610,12 +610,12 @@ fn uplink_profile(
     u: &Uplink,
     id: &str,
     uuid: &str,
-    port_uuid: &str,
     (phys, kind, clone_mac): (&Settings, &str, bool),
 ) -> Settings {
     let mut s = p::clone_settings(phys);
     connection(&mut s, id, uuid, kind, u.iface);
-    p::set(&mut s, "connection", "master", port_uuid);
+    // The port's interface name, as nmstate names it (see `interface_profile`).
+    p::set(&mut s, "connection", "master", u.iface);
     p::set(&mut s, "connection", "slave-type", "ovs-port");
     p::set(&mut s, "connection", "autoconnect-priority", 100i32);
     p::set(&mut s, "connection", "autoconnect-slaves", 1i32);
@@ -634,12 +634,13 @@ fn uplink_profile(
     s
 }
 
-/// `<port>-slave-ovs-clone`: a bond/team port profile re-homed under `ovs-if-phys0`.
-fn port_clone(port: &Settings, id: &str, uuid: &str, master_uuid: &str) -> Settings {
+/// `<port>-slave-ovs-clone`: a bond/team port profile re-homed under `ovs-if-phys0` (the bond
+/// or team `master`, named by its interface as nmstate names it; see `interface_profile`).
+fn port_clone(port: &Settings, id: &str, uuid: &str, master: &str) -> Settings {
     let mut c = p::clone_settings(port);
     p::set(&mut c, "connection", "id", id);
     p::set(&mut c, "connection", "uuid", uuid);
-    p::set(&mut c, "connection", "master", master_uuid);
+    p::set(&mut c, "connection", "master", master);
     p::set(&mut c, "connection", "autoconnect-priority", 100i32);
     p::set(&mut c, "connection", "autoconnect", false);
     c
@@ -647,13 +648,15 @@ fn port_clone(port: &Settings, id: &str, uuid: &str, master_uuid: &str) -> Setti
 
 /// `ovs-if-br-ex`: the internal interface that takes over the uplink's addressing, MAC and MTU,
 /// with the bridge's route metric.
-fn interface_profile(
-    u: &Uplink,
-    id: &str,
-    uuid: &str,
-    port_uuid: &str,
-    snap: &Snapshot,
-) -> Settings {
+///
+/// A deliberate difference from configure-ovs.sh: a port's `master` is its controller's
+/// interface name (the OVS port `br-ex`, the uplink's port, the bond), where nmcli stores the
+/// controller profile's UUID. nmstate writes the name whenever it changes one of these profiles,
+/// and NetworkManager cannot reapply a changed controller: a day-2 change of br-ex (its MTU, an
+/// address, a route) would re-activate br-ex and drop traffic for a moment. With the name
+/// already there, nmstate's change is reapplied in place. NetworkManager resolves either form to
+/// the same controller.
+fn interface_profile(u: &Uplink, id: &str, uuid: &str, snap: &Snapshot) -> Settings {
     let old = u.old;
     let has_addresses = |fam: &str| {
         p::array_len(old, fam, "address-data") > 0 || p::array_len(old, fam, "addresses") > 0
@@ -668,7 +671,7 @@ fn interface_profile(
         dynamic_addressing(old, &v4, &v6, u.iface, snap)
     };
     connection(&mut s, id, uuid, "ovs-interface", u.names.bridge);
-    p::set(&mut s, "connection", "master", port_uuid);
+    p::set(&mut s, "connection", "master", u.names.bridge);
     p::set(&mut s, "connection", "slave-type", "ovs-port");
     p::set(&mut s, "ovs-interface", "type", "internal");
     p::set(&mut s, "802-3-ethernet", "mtu", u.mtu);

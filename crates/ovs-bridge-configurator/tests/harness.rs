@@ -200,7 +200,10 @@ fn normalized(c: &Case, id: &str) -> String {
 /// `master`, `slave-type` and `autoconnect-slaves` as `controller`, `port-type` and
 /// `autoconnect-ports` (the same properties; nmcli's old names are aliases), and a static
 /// address's gateway has its own `gateway=` key, whoever set the profile (configure-ovs.sh's nmcli
-/// or our D-Bus calls).
+/// or our D-Bus calls). One deliberate difference: a port's `controller` is its controller's
+/// interface (`ens3`, `br-ex`), where configure-ovs.sh's nmcli stores the controller profile's
+/// UUID; nmstate writes the name, and a day-2 change would otherwise re-activate br-ex (see
+/// `plan::interface_profile`).
 const BR_EX: &str = "[connection]\nid=br-ex\nuuid=<br-ex>\ntype=ovs-bridge\nautoconnect-ports=1\ninterface-name=br-ex\n\n\
 [ethernet]\nmtu=1500\n\n[ovs-bridge]\n\n[ipv4]\nmethod=auto\n\n[ipv6]\naddr-gen-mode=default\nmethod=auto\n\n[proxy]";
 const PORT_BR_EX: &str = "[connection]\nid=ovs-port-br-ex\nuuid=<ovs-port-br-ex>\ntype=ovs-port\nautoconnect=false\n\
@@ -208,15 +211,15 @@ controller=br-ex\ninterface-name=br-ex\nport-type=ovs-bridge\n\n[ovs-port]";
 const PORT_PHYS0: &str = "[connection]\nid=ovs-port-phys0\nuuid=<ovs-port-phys0>\ntype=ovs-port\nautoconnect=false\n\
 autoconnect-ports=1\ncontroller=br-ex\ninterface-name=ens3\nport-type=ovs-bridge\n\n[ovs-port]";
 const IF_PHYS0: &str = "[connection]\nid=ovs-if-phys0\nuuid=<ovs-if-phys0>\ntype=ethernet\nautoconnect-ports=1\n\
-autoconnect-priority=100\ncontroller=<ovs-port-phys0>\ninterface-name=ens3\nport-type=ovs-port\n\n[ethernet]\n\
+autoconnect-priority=100\ncontroller=ens3\ninterface-name=ens3\nport-type=ovs-port\n\n[ethernet]\n\
 cloned-mac-address=52:54:00:C0:EE:01\nmtu=1500\n\n[ovs-interface]\ntype=system";
 const IF_BR_EX_STATIC: &str = "[connection]\nid=ovs-if-br-ex\nuuid=<ovs-if-br-ex>\ntype=ovs-interface\n\
-controller=<ovs-port-br-ex>\ninterface-name=br-ex\nport-type=ovs-port\ntimestamp=<T>\n\n[ethernet]\n\
+controller=br-ex\ninterface-name=br-ex\nport-type=ovs-port\ntimestamp=<T>\n\n[ethernet]\n\
 cloned-mac-address=52:54:00:C0:EE:01\nmtu=1500\n\n[ovs-interface]\ntype=internal\n\n[ipv4]\n\
 address1=198.51.100.11/24\ngateway=198.51.100.1\nmethod=manual\nroute-metric=48\n\n\
 [ipv6]\naddr-gen-mode=default\nmethod=auto\nroute-metric=48\n\n[proxy]";
 const IF_BR_EX_DHCP: &str = "[connection]\nid=ovs-if-br-ex\nuuid=<ovs-if-br-ex>\ntype=ovs-interface\n\
-controller=<ovs-port-br-ex>\ninterface-name=br-ex\nport-type=ovs-port\n\n[ethernet]\n\
+controller=br-ex\ninterface-name=br-ex\nport-type=ovs-port\n\n[ethernet]\n\
 cloned-mac-address=52:54:00:C0:EE:01\nmtu=1500\n\n[ovs-interface]\ntype=internal\n\n[ipv4]\nmay-fail=false\n\
 method=auto\nroute-metric=48\n\n[ipv6]\naddr-gen-mode=default\nmethod=auto\nroute-metric=48\n\n[proxy]";
 
@@ -1798,4 +1801,65 @@ fn two_live_applies_at_once_run_one_after_the_other() {
     let link = c.node.ns.ip(&["-o", "link", "show", "ens4"]).unwrap();
     assert!(link.contains("mtu 1400"), "the waiting one ran: {link}");
     assert!(!dead_route_in_place(&c) && c.ready() && c.reachable());
+}
+
+/// Issue 27: br-ex's MTU changed live while a client on the machine network pings the node IP
+/// every 50 ms: committed, and no echo is lost.
+#[test]
+fn a_live_mtu_change_on_br_ex_loses_no_ping() {
+    if !require_root("a_live_mtu_change_on_br_ex_loses_no_ping") {
+        return;
+    }
+    let c = Case::new(true);
+    c.write_primary_ip();
+    let o = c.run(&["apply"]);
+    assert!(o.status.success() && c.ready(), "{}", c.context(&o));
+    let file = c.node.dir().join("mtu.yml");
+    fs::write(
+        &file,
+        "interfaces:\n- name: br-ex\n  type: ovs-interface\n  state: up\n  mtu: 1400\n",
+    )
+    .unwrap();
+    let ping =
+        c.up.ns
+            .command("ping")
+            .args(["-n", "-i", "0.05", "-W", "1", &node_address(1)])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    let o = c
+        .command(
+            &["apply-live", &file.display().to_string()],
+            Path::new("/dev/null"),
+        )
+        .output()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    // SAFETY: kill(2) of the ping this test spawned (`ip netns exec` execs it) and has not
+    // reaped yet.
+    unsafe { libc::kill(ping.id() as i32, libc::SIGINT) };
+    let out = ping.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", c.context(&o));
+    let link = c.node.ns.ip(&["-o", "link", "show", "br-ex"]).unwrap();
+    assert!(link.contains("mtu 1400"), "{link}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let sent: u64 = text
+        .lines()
+        .find(|l| l.contains("packets transmitted"))
+        .and_then(|l| l.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no ping summary: {text}"));
+    let answered: std::collections::BTreeSet<u64> = text
+        .lines()
+        .filter_map(|l| l.split("icmp_seq=").nth(1)?.split(' ').next()?.parse().ok())
+        .collect();
+    // The last request may still be on its way when ping is stopped.
+    let lost: Vec<u64> = (1..sent).filter(|s| !answered.contains(s)).collect();
+    eprintln!(
+        "live MTU change: {sent} echoes every 50 ms, lost {lost:?}; {}",
+        log(&o).lines().last().unwrap_or_default()
+    );
+    assert!(lost.is_empty(), "echoes lost: {lost:?}\n{}", log(&o));
+    assert!(c.ready() && c.reachable());
 }

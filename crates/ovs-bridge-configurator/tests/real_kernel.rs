@@ -472,7 +472,10 @@ fn a_reboot_keeps_br_ex_on_the_same_lacp_bond_with_the_same_mac() {
 }
 
 /// Every profile NetworkManager keeps on disk, by directory (`etc` or `run`) and name, with
-/// UUIDs replaced by the names they stand for and the activation timestamp by `<T>`.
+/// UUIDs replaced by the names they stand for and the activation timestamp by `<T>`. A
+/// controller named by its profile's UUID (nmcli's form, configure-ovs.sh's) is written as that
+/// profile's interface, the form nmstate and `apply` write (see `plan::interface_profile`):
+/// both name the same controller.
 fn profiles_on_disk(node: &mut RealKernelNode) -> BTreeMap<String, String> {
     let names = node.sh("nmcli -g UUID,NAME conn show").unwrap();
     let uuids: Vec<(&str, &str)> = names.lines().filter_map(|l| l.split_once(':')).collect();
@@ -482,11 +485,30 @@ fn profiles_on_disk(node: &mut RealKernelNode) -> BTreeMap<String, String> {
                  [ -f \"$f\" ] && { echo \"@@ ${f:1:3}\"; cat \"$f\"; }
              done")
         .unwrap();
+    let key = |body: &str, k: &str| {
+        body.lines()
+            .find_map(|l| l.strip_prefix(&format!("{k}=")))
+            .map(str::to_owned)
+    };
+    let interfaces: BTreeMap<String, String> = dump
+        .split("@@ ")
+        .filter_map(|f| Some((key(f, "uuid")?, key(f, "interface-name")?)))
+        .collect();
     dump.split("@@ ")
         .filter(|f| !f.is_empty())
         .map(|f| {
             let (dir, body) = f.split_once('\n').unwrap_or((f, ""));
-            let text = normalized_keyfile(body.trim_end(), &uuids);
+            let body: Vec<String> = body
+                .trim_end()
+                .lines()
+                .map(|l| match l.split_once('=') {
+                    Some((k @ ("controller" | "master"), v)) if interfaces.contains_key(v) => {
+                        format!("{k}={}", interfaces[v])
+                    }
+                    _ => l.to_owned(),
+                })
+                .collect();
+            let text = normalized_keyfile(&body.join("\n"), &uuids);
             let id = text
                 .lines()
                 .find_map(|l| l.strip_prefix("id="))

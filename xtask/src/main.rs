@@ -4,6 +4,7 @@ mod bench_boot;
 mod bench_br_ex;
 mod bench_br_ex_kernel;
 mod bench_keepalived;
+mod bench_live;
 mod bench_nodeip;
 mod bench_resolv;
 mod demo;
@@ -102,6 +103,9 @@ enum Bench {
     /// apply -> ready on the harness, no-default-route window, D-Bus calls, re-run; per uplink
     /// topology on a real kernel, apply -> ready and -> the gateway answering.
     OvsBridgeConfigurator,
+    /// `apply-live` on the harness: an additive change, br-ex's MTU under a 50 ms ping, a change
+    /// that cuts the node off.
+    LiveApply,
     /// Reaction to address moves and peer changes, render time and RSS with 5,000 Nodes.
     KeepalivedMonitor,
     /// The boot in real systemd: NetworkManager online -> kubelet-dependencies.target, each
@@ -142,6 +146,9 @@ fn main() -> anyhow::Result<()> {
             }
             if which.is_none_or(|w| w == Bench::OvsBridgeConfigurator) {
                 bench_br_ex::run()?;
+            }
+            if which.is_none_or(|w| w == Bench::LiveApply) {
+                bench_live::run()?;
             }
             if which.is_none_or(|w| w == Bench::KeepalivedMonitor) {
                 bench_keepalived::run()?;

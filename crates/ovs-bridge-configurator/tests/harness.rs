@@ -30,6 +30,15 @@ impl Case {
         Case::with(static_ip, &[])
     }
 
+    /// A static node whose br-ex `apply` has built (the start of every day-2 test).
+    fn converted() -> Case {
+        let c = Case::new(true);
+        c.write_primary_ip();
+        let o = c.run(&["apply"]);
+        assert!(o.status.success() && c.ready(), "{}", c.context(&o));
+        c
+    }
+
     /// The same, with `extra` nmcli settings on the original profile.
     fn with(static_ip: bool, extra: &[&str]) -> Case {
         let mut up = Upstream::start(1, &[]).unwrap();
@@ -1183,10 +1192,7 @@ fn short_hostname() -> String {
 
 /// br-ex built automatically, then NMState files written into `/etc/nmstate/openshift`.
 fn automatic_then_files(files: &[(&str, &str)]) -> (Case, PathBuf) {
-    let c = Case::new(true);
-    c.write_primary_ip();
-    let o = c.run(&["apply"]);
-    assert!(o.status.success() && c.ready(), "{}", c.context(&o));
+    let c = Case::converted();
     let dir = c.etc.join("nmstate/openshift");
     fs::create_dir_all(&dir).unwrap();
     for (name, text) in files {
@@ -1419,10 +1425,7 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
     if !require_root("a_live_change_is_committed_and_one_that_cuts_the_node_off") {
         return;
     }
-    let c = Case::new(true);
-    c.write_primary_ip();
-    let o = c.run(&["apply"]);
-    assert!(o.status.success() && c.ready(), "{}", c.context(&o));
+    let c = Case::converted();
     let up2 = integration::Netns::new("up2").unwrap();
     up2.veth_to("eth0", &c.node.ns, "ens4").unwrap();
     // kubernetes-nmstate's probes: the upstream resolver (for its own zone: no Internet here)
@@ -1677,10 +1680,7 @@ fn a_live_apply_killed_before_its_commit_is_undone_by_the_checkpoint() {
     if !require_root("a_live_apply_killed_before_its_commit") {
         return;
     }
-    let c = Case::new(true);
-    c.write_primary_ip();
-    let o = c.run(&["apply"]);
-    assert!(o.status.success() && c.ready(), "{}", c.context(&o));
+    let c = Case::converted();
     let file = c.node.dir().join("dead.yml");
     fs::write(&file, DEAD_DEFAULT_ROUTE).unwrap();
     let cfg = c.node.dir().join("kill.toml");
@@ -1742,10 +1742,7 @@ fn two_live_applies_at_once_run_one_after_the_other() {
     if !require_root("two_live_applies_at_once") {
         return;
     }
-    let c = Case::new(true);
-    c.write_primary_ip();
-    let o = c.run(&["apply"]);
-    assert!(o.status.success() && c.ready(), "{}", c.context(&o));
+    let c = Case::converted();
     let up2 = integration::Netns::new("up2").unwrap();
     up2.veth_to("eth0", &c.node.ns, "ens4").unwrap();
     let dead = c.node.dir().join("dead.yml");
@@ -1810,10 +1807,7 @@ fn a_live_mtu_change_on_br_ex_loses_no_ping() {
     if !require_root("a_live_mtu_change_on_br_ex_loses_no_ping") {
         return;
     }
-    let c = Case::new(true);
-    c.write_primary_ip();
-    let o = c.run(&["apply"]);
-    assert!(o.status.success() && c.ready(), "{}", c.context(&o));
+    let c = Case::converted();
     let file = c.node.dir().join("mtu.yml");
     fs::write(
         &file,

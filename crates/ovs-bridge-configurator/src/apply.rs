@@ -333,7 +333,7 @@ async fn execute(
     changes: &mut ChangeStream,
     reader: &mut NetlinkReader,
 ) -> Result<(), ApplyError> {
-    let selected = probe::select(&probe::Targets::of(s), &g.snapshot).await;
+    let selected = probe::select(&probe::Targets::at_boot(s), &g.snapshot).await;
     let cp = nm.checkpoint_create(&[], s.checkpoint_timeout).await?;
     let mut added: BTreeMap<String, (OwnedObjectPath, NmSettings)> = BTreeMap::new();
     let result = tokio::select! {

@@ -135,7 +135,7 @@ pub async fn apply_pending(s: &Settings) -> Result<Option<Outcome>, ApplyError> 
         .any(|i| i.name() == BR_EX1.bridge);
     let before = active_bridge_profiles(&nm).await?;
     let mut reader = NetlinkReader::connect()?;
-    let selected = probe::select(&probe::Targets::of(s), &reader.snapshot().await?).await;
+    let selected = probe::select(&probe::Targets::at_boot(s), &reader.snapshot().await?).await;
     let finish = async || -> Result<(), String> {
         remove_leftovers(&nm, s, defines_br_ex1)
             .await

@@ -117,7 +117,7 @@ pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duratio
     let _lock = ChangeLock::acquire(&lock::path(&s.run_dir), "apply-live", o.lock_wait)?;
     let start = Instant::now();
     let mut reader = NetlinkReader::connect()?;
-    let selected = probe::select(&probe::Targets::of(s), &reader.snapshot().await?).await;
+    let selected = probe::select(&probe::Targets::live(s), &reader.snapshot().await?).await;
     let check = async || -> Result<(), String> {
         check_br_ex(s).await?;
         probe::await_after(&mut reader, &selected, Instant::now(), s.live_probe_timeout)

@@ -4,7 +4,8 @@
 //!
 //! - every main-table default gateway ([`gateway`]): ready means forwarding;
 //! - every nameserver of resolv.conf ([`dns`]);
-//! - the API server and this node's readiness, where a kubelet kubeconfig is there ([`api`]).
+//! - the API server, where a kubelet kubeconfig is there, and on a running node (a live change)
+//!   its readiness ([`api`]).
 //!
 //! kubernetes-nmstate polls each selected probe every second for up to 120 s, so a bad change
 //! is rolled back only after minutes; here all of them share one bound (the caller's: 30 s at
@@ -38,15 +39,29 @@ pub struct Targets {
     pub dns_name: String,
     pub kubeconfig: PathBuf,
     pub node: String,
+    /// Whether a Ready node must stay Ready: only on a running node. At boot kubelet is not
+    /// running yet, and a Node still Ready from before a quick reboot turns Unknown on its own
+    /// (40 s after kubelet's last heartbeat), which says nothing about the change.
+    pub readiness: bool,
 }
 
 impl Targets {
-    pub fn of(s: &Settings) -> Targets {
+    /// The boot-time paths' targets (`apply`, `apply-nmstate`): no node readiness.
+    pub fn at_boot(s: &Settings) -> Targets {
         Targets {
             resolv_conf: s.etc_dir.join("resolv.conf"),
             dns_name: s.dns_probe_name.clone(),
             kubeconfig: s.kubeconfig.clone(),
             node: s.node_name.clone(),
+            readiness: false,
+        }
+    }
+
+    /// A live change's targets: the boot's, and the node's readiness.
+    pub fn live(s: &Settings) -> Targets {
+        Targets {
+            readiness: true,
+            ..Targets::at_boot(s)
         }
     }
 }
@@ -125,12 +140,17 @@ pub async fn select(targets: &Targets, snap: &Snapshot) -> Selected {
     }
     let api = match api {
         Some(api::Seen::Answered { server, ready }) => {
+            let node = if !targets.readiness {
+                String::new()
+            } else if ready {
+                format!(" (node {} Ready)", targets.node)
+            } else {
+                format!(" (node {} not Ready)", targets.node)
+            };
             tracing::info!(
-                "the API server {server} answers (node {} {}): it must answer after the change",
-                targets.node,
-                if ready { "Ready" } else { "not Ready" }
+                "the API server {server} answers{node}: it must answer after the change"
             );
-            Some((server, ready))
+            Some((server, ready && targets.readiness))
         }
         Some(api::Seen::Silent { server, why }) => {
             tracing::info!(
@@ -192,7 +212,11 @@ pub async fn await_after(
                 Some(api::Seen::Answered { ready, .. }) if ready || !was_ready => {
                     tracing::info!(
                         "the API server answers{}, {:.2} s after the change",
-                        if ready { " and the node is Ready" } else { "" },
+                        if *was_ready {
+                            " and the node is Ready"
+                        } else {
+                            ""
+                        },
                         start.elapsed().as_secs_f64()
                     );
                     break;

@@ -20,6 +20,7 @@ pub mod node;
 pub mod node_boot;
 pub mod nspawn;
 pub mod ovs;
+pub mod ping;
 pub mod process;
 pub mod real_kernel;
 pub mod topology;

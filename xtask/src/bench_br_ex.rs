@@ -16,7 +16,7 @@ use anyhow::{Context, anyhow, bail};
 use integration::node::{Node, Upstream, node_address};
 use selection::netlink::NetlinkReader;
 
-use crate::util::release_binary;
+use crate::util::{median, release_binary};
 
 const RUNS: usize = 10;
 /// Runs of the slow-link case (each takes the DHCP delay and more).
@@ -187,11 +187,6 @@ fn one(bin: &std::path::Path, link: Link) -> anyhow::Result<Run> {
         rolled_back,
         lease_to_ready,
     })
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
 }
 
 pub fn run() -> anyhow::Result<()> {

@@ -5,13 +5,14 @@
 //! default route through a next hop that is not there), apply -> rolled back, median over 5
 //! (goal <= 10 s; kubernetes-nmstate: up to 120 s per probe).
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail};
 use integration::node::{Node, Upstream, node_address};
+use integration::ping::Pinger;
 
-use crate::util::release_binary;
+use crate::util::{median, release_binary};
 
 const RUNS: usize = 10;
 const BAD_RUNS: usize = 5;
@@ -83,11 +84,6 @@ impl Live {
     }
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
 fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
 }
@@ -107,14 +103,7 @@ pub fn run() -> anyhow::Result<()> {
         additive.push(took);
     }
 
-    let mut pinger = live
-        .up
-        .ns
-        .command("ping")
-        .args(["-n", "-q", "-i", "0.05", "-W", "1", &node_address(1)])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()?;
+    let pinger = Pinger::start(&live.up.ns, &node_address(1), "0.05").map_err(|e| anyhow!(e))?;
     std::thread::sleep(Duration::from_secs(1));
     let mut mtu = Vec::new();
     for i in 0..RUNS {
@@ -128,23 +117,13 @@ pub fn run() -> anyhow::Result<()> {
         mtu.push(took);
     }
     std::thread::sleep(Duration::from_secs(1));
-    // SAFETY: kill(2) of the ping spawned above (`ip netns exec` execs it), not yet reaped.
-    unsafe { libc::kill(pinger.id() as i32, libc::SIGINT) };
-    let _ = pinger.wait();
-    let out = pinger
-        .stdout
-        .take()
-        .map(|mut s| {
-            let mut t = String::new();
-            let _ = std::io::Read::read_to_string(&mut s, &mut t);
-            t
-        })
-        .unwrap_or_default();
-    let summary = out
-        .lines()
-        .find(|l| l.contains("packets transmitted"))
-        .unwrap_or("no ping summary")
-        .to_owned();
+    let pinged = pinger.finish().map_err(|e| anyhow!(e))?;
+    let summary = format!(
+        "{} sent, {} lost {:?}",
+        pinged.sent,
+        pinged.lost.len(),
+        pinged.lost
+    );
 
     let mut bad = Vec::new();
     for i in 0..BAD_RUNS {

@@ -62,3 +62,9 @@ pub fn status_kib(pid: u32, key: &str) -> anyhow::Result<u64> {
         .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
         .ok_or_else(|| anyhow::anyhow!("no {key} in /proc/{pid}/status"))
 }
+
+/// The median of `v` (the upper one of an even count).
+pub fn median(mut v: Vec<std::time::Duration>) -> std::time::Duration {
+    v.sort();
+    v[v.len() / 2]
+}

@@ -4,13 +4,14 @@
 //! then keepalived itself is restarted on the API VIP's holder. The daemons' restarts may lose
 //! nothing; keepalived's costs one VRRP failover, under 4 s.
 
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use integration::cluster::{API_VIP, Cluster, INGRESS_VIP};
 use integration::node::ZONE;
+use integration::ping::Pinger;
 use integration::require_root;
 
 mod common;
@@ -18,60 +19,6 @@ use common::booted_cluster;
 
 /// The ping interval, in seconds as ping takes it.
 const PING_INTERVAL: &str = "0.05";
-
-/// `ping` of one VIP from the upstream (client) namespace, every 50 ms.
-struct Pinger {
-    vip: &'static str,
-    child: Child,
-}
-
-impl Pinger {
-    fn start(ns: &str, vip: &'static str) -> Pinger {
-        let child = Command::new("ip")
-            .args(["netns", "exec", ns, "ping", "-n", "-i", PING_INTERVAL])
-            .args(["-W", "1", vip])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        Pinger { vip, child }
-    }
-
-    /// Stops it (SIGINT: ping prints its summary) and returns (sent, lost): the requests
-    /// without a reply, each named with when it was sent. The last request is not counted: ping
-    /// stops at once, and its reply may still have been on the way.
-    fn finish(self) -> (u64, Vec<String>) {
-        // `ip netns exec` execs ping: the child's pid is ping's.
-        // SAFETY: kill(2) with a pid this test spawned and has not reaped yet.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
-        let out = self.child.wait_with_output().unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        let line = text
-            .lines()
-            .find(|l| l.contains("packets transmitted"))
-            .unwrap_or_else(|| panic!("ping {} printed no summary: {text}", self.vip));
-        let sent: u64 = line
-            .split_whitespace()
-            .next()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or_else(|| panic!("{line}"));
-        let answered: std::collections::BTreeSet<u64> = text
-            .lines()
-            .filter_map(|l| l.split("icmp_seq=").nth(1)?.split(' ').next()?.parse().ok())
-            .collect();
-        let interval: f64 = PING_INTERVAL.parse().unwrap();
-        let lost = (1..sent)
-            .filter(|seq| !answered.contains(seq))
-            .map(|seq| {
-                format!(
-                    "icmp_seq={seq} (sent ~{:.2} s in)",
-                    (seq - 1) as f64 * interval
-                )
-            })
-            .collect();
-        (sent, lost)
-    }
-}
 
 /// Every 100 ms, `getent hosts api.<zone>` in each node (through its own /etc/resolv.conf):
 /// lookups made and the failed ones, with when and where.
@@ -127,15 +74,16 @@ impl Lookups {
 
 /// The probes together: both VIPs pinged, the API name resolved on every node.
 struct Traffic {
-    pingers: Vec<Pinger>,
+    pingers: Vec<(&'static str, Pinger)>,
     lookups: Lookups,
 }
 
 impl Traffic {
     fn start(c: &Cluster) -> Traffic {
-        let up = c.up.ns.name();
         Traffic {
-            pingers: vec![Pinger::start(up, API_VIP), Pinger::start(up, INGRESS_VIP)],
+            pingers: [API_VIP, INGRESS_VIP]
+                .map(|vip| (vip, Pinger::start(&c.up.ns, vip, PING_INTERVAL).unwrap()))
+                .into(),
             lookups: Lookups::start(
                 c.nodes
                     .iter()
@@ -148,11 +96,15 @@ impl Traffic {
     /// Stops the probes and reports them: (pings lost per VIP, failed lookups).
     fn finish(self, phase: &str) -> (Vec<(&'static str, u64)>, Vec<String>) {
         let mut lost = Vec::new();
-        for p in self.pingers {
-            let vip = p.vip;
-            let (sent, l) = p.finish();
-            eprintln!("{phase}: {vip}: {sent} pings, {} lost {l:?}", l.len());
-            lost.push((vip, l.len() as u64));
+        for (vip, p) in self.pingers {
+            let pinged = p.finish().unwrap();
+            eprintln!(
+                "{phase}: {vip}: {} pings, {} lost {:?}",
+                pinged.sent,
+                pinged.lost.len(),
+                pinged.lost
+            );
+            lost.push((vip, pinged.lost.len() as u64));
         }
         let (made, failed) = self.lookups.finish();
         eprintln!(

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use integration::apiserver::{self, FakeApiServer};
 use integration::network_manager::normalized_keyfile;
 use integration::node::{NMSTATE_BR_EX, Node, ROUTER, Upstream, ZONE, node_address};
+use integration::ping::Pinger;
 use integration::process::wait_for;
 use integration::require_root;
 use ovs_bridge_configurator::lock;
@@ -1814,14 +1815,7 @@ fn a_live_mtu_change_on_br_ex_loses_no_ping() {
         "interfaces:\n- name: br-ex\n  type: ovs-interface\n  state: up\n  mtu: 1400\n",
     )
     .unwrap();
-    let ping =
-        c.up.ns
-            .command("ping")
-            .args(["-n", "-i", "0.05", "-W", "1", &node_address(1)])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+    let ping = Pinger::start(&c.up.ns, &node_address(1), "0.05").unwrap();
     std::thread::sleep(Duration::from_secs(1));
     let o = c
         .command(
@@ -1831,27 +1825,14 @@ fn a_live_mtu_change_on_br_ex_loses_no_ping() {
         .output()
         .unwrap();
     std::thread::sleep(Duration::from_secs(1));
-    // SAFETY: kill(2) of the ping this test spawned (`ip netns exec` execs it) and has not
-    // reaped yet.
-    unsafe { libc::kill(ping.id() as i32, libc::SIGINT) };
-    let out = ping.wait_with_output().unwrap();
+    let pinged = ping.finish().unwrap();
     assert!(o.status.success(), "{}", c.context(&o));
     let link = c.node.ns.ip(&["-o", "link", "show", "br-ex"]).unwrap();
     assert!(link.contains("mtu 1400"), "{link}");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let sent: u64 = text
-        .lines()
-        .find(|l| l.contains("packets transmitted"))
-        .and_then(|l| l.split_whitespace().next()?.parse().ok())
-        .unwrap_or_else(|| panic!("no ping summary: {text}"));
-    let answered: std::collections::BTreeSet<u64> = text
-        .lines()
-        .filter_map(|l| l.split("icmp_seq=").nth(1)?.split(' ').next()?.parse().ok())
-        .collect();
-    // The last request may still be on its way when ping is stopped.
-    let lost: Vec<u64> = (1..sent).filter(|s| !answered.contains(s)).collect();
+    let lost = pinged.lost;
     eprintln!(
-        "live MTU change: {sent} echoes every 50 ms, lost {lost:?}; {}",
+        "live MTU change: {} echoes every 50 ms, lost {lost:?}; {}",
+        pinged.sent,
         log(&o).lines().last().unwrap_or_default()
     );
     assert!(lost.is_empty(), "echoes lost: {lost:?}\n{}", log(&o));

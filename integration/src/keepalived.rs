@@ -202,8 +202,20 @@ impl Unit {
     fn stop(&mut self) {
         if let Some(mut k) = self.running.take() {
             k.stop();
+            // As systemd removes a unit's PIDFile= once it has stopped: a keepalived killed
+            // after the stop timeout leaves its pid files, and the next reload (or `up`) must
+            // not take them for the new keepalived's.
+            for f in ["keepalived.pid", "vrrp.pid"] {
+                let _ = std::fs::remove_file(self.dir.join(f));
+            }
             self.journal.push("stopped".into());
         }
+    }
+
+    /// keepalived has started its VRRP child: the parent has read its configuration and set its
+    /// signal handlers, so a SIGHUP from now on is a reload.
+    fn up(&mut self) -> bool {
+        self.alive() && self.dir.join("vrrp.pid").exists()
     }
 }
 
@@ -266,6 +278,11 @@ impl KeepalivedService {
     /// Whether keepalived runs.
     pub fn is_running(&self) -> bool {
         self.unit().alive()
+    }
+
+    /// Whether keepalived runs and has started its VRRP child.
+    pub fn is_up(&self) -> bool {
+        self.unit().up()
     }
 
     /// `systemctl start`: keepalived on the monitor's current file.

@@ -22,9 +22,11 @@ fn run(cmd: &mut Command) {
     }
 }
 
-pub const SERVICES: [&str; 5] = [
+/// The units the packages' presets enable.
+pub const UNITS: [&str; 6] = [
     "nodeip-configuration.service",
     "nmstate-configuration.service",
+    "nmstate-configuration-live.path",
     "ovs-configuration.service",
     "resolv-prepender.service",
     "keepalived-monitor.service",
@@ -44,7 +46,8 @@ pub const INGRESS_VIP: &str = "198.51.100.4";
 /// Units reported in every boot.
 pub const REPORT: &str = "systemd-tmpfiles-setup.service NetworkManager.service \
     NetworkManager-wait-online.service openvswitch.service nodeip-configuration.service \
-    nmstate-configuration.service network-online.target \
+    nmstate-configuration.service nmstate-configuration-live.path \
+    nmstate-configuration-live.service network-online.target \
     ovs-configuration.service kubelet-dependencies.target kubelet.service \
     resolv-prepender.service keepalived-monitor.service keepalived.service \
     wait-for-br-ex-up.service node-valid-hostname.service";
@@ -243,7 +246,7 @@ impl NodeBoot {
                     .arg(&root)
                     .arg("--bin-dir")
                     .arg(bins));
-                systemctl(&[&["enable"], &SERVICES[..]].concat());
+                systemctl(&[&["enable"], &UNITS[..]].concat());
             }
             Install::Rpms(rpms) => {
                 // Into an empty root with no database of the OS packages, so without dependency

@@ -308,3 +308,105 @@ fn a_new_cluster_yml_is_applied_once_on_the_next_boot() {
     assert!(default_via(&r, "br-ex"), "{ctx}");
     assert_eq!(r.prop("kubelet.service", "ActiveState"), "active", "{ctx}");
 }
+
+/// The MachineConfig flow without a reboot (issue 27): MCO writes every host's NMState file to
+/// every node and, by its node-disruption policy for /etc/nmstate/openshift (None), neither
+/// drains nor reboots; nmstate-configuration-live.path starts the live apply. Another host's
+/// file changes nothing here; this node's own file (br-ex's MTU) is applied live, in the same
+/// boot, and recorded in `applied`; the next boot applies nothing new and keeps the MTU.
+#[test]
+fn nmstate_file_changes_apply_live_without_a_reboot() {
+    if !require_root("nmstate_file_changes_apply_live_without_a_reboot") {
+        return;
+    }
+    let mut node = node_boot();
+    std::fs::write(node.path("hostname"), "master-0\n").unwrap();
+    node.nmstate(NMSTATE_BR_EX);
+    let ip = node_address(1);
+    let own = NMSTATE_BR_EX.replacen(
+        "type: ovs-interface\n  state: up\n",
+        "type: ovs-interface\n  state: up\n  mtu: 1400\n",
+        1,
+    );
+    assert_ne!(own, NMSTATE_BR_EX);
+    let dir = node.path("nmstate/openshift");
+    // As MCO's daemon writes a file: a temporary file in the directory, renamed into place.
+    // Staged before the boot; the collector renames them into place one after the other.
+    let stage = |name: &str, text: &str| {
+        std::fs::write(dir.join(format!(".{name}.tmp")), text).unwrap();
+    };
+    stage("master-1.yml", &own);
+    stage("master-0.yml", &own);
+    let live_log = "journalctl -b -o cat -u nmstate-configuration-live.service";
+    let ready = "systemctl is-active -q kubelet.service && ip route show default | grep -q br-ex \
+                 && test -e /etc/nmstate/openshift/applied \
+                 && ! systemctl is-active -q nmstate-configuration-live.service";
+    let then = format!(
+        r#"runs() {{ {live_log} | grep -c 'nothing to apply\|applied and committed\|done:'; }}
+before=$(runs)
+mv /etc/nmstate/openshift/.master-1.yml.tmp /etc/nmstate/openshift/master-1.yml
+i=0; while [ "$(runs)" = "$before" ] && [ $i -lt 40 ]; do sleep 0.5; i=$((i+1)); done
+while systemctl is-active -q nmstate-configuration-live.service; do sleep 0.2; done
+{live_log} > /harness-out/live-after-other
+cp /etc/nmstate/openshift/applied /harness-out/applied-after-other
+ip -o link show br-ex > /harness-out/mtu-after-other
+cat /proc/sys/kernel/random/boot_id > /harness-out/boot-before
+mv /etc/nmstate/openshift/.master-0.yml.tmp /etc/nmstate/openshift/master-0.yml
+i=0; until cmp -s /etc/nmstate/openshift/applied /etc/nmstate/openshift/master-0.yml || [ $i -ge 120 ]; do sleep 0.5; i=$((i+1)); done
+while systemctl is-active -q nmstate-configuration-live.service; do sleep 0.2; done
+{live_log} > /harness-out/live-after-own
+ip -o link show br-ex > /harness-out/mtu-after-own
+cat /proc/sys/kernel/random/boot_id > /harness-out/boot-after
+systemctl show -p Result nmstate-configuration-live.service > /harness-out/live-result
+"#
+    );
+    let r = node.boot_then(ready, &then);
+    let ctx = context(&r);
+    let after_other = r.file("live-after-other");
+    assert!(
+        after_other.contains("nothing to apply")
+            && !after_other.contains("applying the NMState file"),
+        "another host's file started the unit, which applied nothing\n{after_other}\n{ctx}"
+    );
+    assert_eq!(r.file("applied-after-other"), NMSTATE_BR_EX, "{ctx}");
+    assert!(r.file("mtu-after-other").contains("mtu 1500"), "{ctx}");
+    let after_own = r.file("live-after-own");
+    assert_eq!(
+        after_own
+            .matches("applying the NMState file /etc/nmstate/openshift/master-0.yml")
+            .count(),
+        1,
+        "{after_own}\n{ctx}"
+    );
+    eprintln!("nmstate-configuration-live.service, in the boot that changed:\n{after_own}");
+    assert!(r.file("mtu-after-own").contains("mtu 1400"), "{ctx}");
+    assert_eq!(r.file("live-result").trim(), "Result=success", "{ctx}");
+    assert_eq!(r.file("boot-before"), r.file("boot-after"), "no reboot");
+    assert_eq!(std::fs::read_to_string(dir.join("applied")).unwrap(), own);
+    assert!(carries(&r, "br-ex", &ip), "{ctx}");
+
+    node.power_cycle();
+    let r = node.boot_then(
+        "systemctl is-active -q kubelet.service && ip route show default | grep -q br-ex",
+        "ip -o link show br-ex > /harness-out/mtu",
+    );
+    let ctx = context(&r);
+    let boot_lines: Vec<&str> = r
+        .journal
+        .lines()
+        .filter(|l| l.contains("nmstate-configuration["))
+        .collect();
+    assert!(
+        boot_lines.iter().any(|l| l.contains("applied already"))
+            && !boot_lines
+                .iter()
+                .any(|l| l.contains("applying the NMState file")),
+        "the next boot applies nothing new\n{ctx}"
+    );
+    assert!(
+        r.file("mtu").contains("mtu 1400"),
+        "the MTU persisted\n{ctx}"
+    );
+    assert!(carries(&r, "br-ex", &ip), "{ctx}");
+    assert!(default_via(&r, "br-ex"), "{ctx}");
+}

@@ -22,7 +22,11 @@ const PACKAGES: [(&str, &[&str]); 4] = [
     ("nodeip-selector", &["nodeip-configuration.service"]),
     (
         "ovs-bridge-configurator",
-        &["ovs-configuration.service", "nmstate-configuration.service"],
+        &[
+            "ovs-configuration.service",
+            "nmstate-configuration.service",
+            "nmstate-configuration-live.path",
+        ],
     ),
     ("resolv-prepender", &["resolv-prepender.service"]),
     ("keepalived-monitor", &["keepalived-monitor.service"]),

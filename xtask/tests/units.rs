@@ -9,9 +9,10 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SERVICES: [&str; 5] = [
+const SERVICES: [&str; 6] = [
     "nodeip-configuration.service",
     "nmstate-configuration.service",
+    "nmstate-configuration-live.service",
     "ovs-configuration.service",
     "resolv-prepender.service",
     "keepalived-monitor.service",
@@ -130,6 +131,7 @@ fn every_unit_and_drop_in_verifies_without_a_warning() {
     let mut units: Vec<&str> = SERVICES.to_vec();
     units.push("kubelet.service"); // with our 10-mco-on-prem-wait-resolv.conf drop-in
     units.push("keepalived.service"); // the package's unit with our drop-in
+    units.push("nmstate-configuration-live.path");
     let (ok, _, stderr) = analyze(root.path(), &["verify", "--man=no"], &units);
     assert!(ok && stderr.is_empty(), "systemd-analyze verify:\n{stderr}");
 }

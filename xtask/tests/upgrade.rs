@@ -228,7 +228,7 @@ fn a_node_configure_ovs_converted_upgrades_in_place() {
     }
     // The previous boot: upstream's node, where NetworkManager activated configure-ovs's
     // persistent profiles (this project's units are not there yet).
-    node.systemctl(&[&["mask"], &SERVICES[..]].concat());
+    node.systemctl(&[&["mask"], &UNITS[..]].concat());
     let ip = node_address(1);
     let r = node.boot_then(
         &format!("ip -br addr show br-ex | grep -q ' {ip}/'"),
@@ -249,7 +249,7 @@ fn a_node_configure_ovs_converted_upgrades_in_place() {
     // The reboot into this project's units: OVS restarts on its database, /run is empty, the
     // node's configuration (profiles in /etc) stays as MCO made it.
     node.power_cycle();
-    node.systemctl(&[&["unmask"], &SERVICES[..]].concat());
+    node.systemctl(&[&["unmask"], &UNITS[..]].concat());
     let dropin = node.path("root/etc/systemd/system/ovs-configuration.service.d");
     fs::create_dir_all(&dropin).unwrap();
     fs::write(

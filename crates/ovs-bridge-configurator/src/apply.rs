@@ -12,6 +12,7 @@ use selection::netlink::{ChangeStream, NetlinkReader};
 use selection::runfiles::read_ip_file;
 use zbus::zvariant::OwnedObjectPath;
 
+use crate::declarative::{self, Moment};
 use crate::nm::{ActiveState, Nm, NmError};
 use crate::ovsdb;
 use crate::plan::{self, BR_EX, BR_EX1, Files, Plan, PlanError, is_ours};
@@ -169,7 +170,7 @@ fn clean_mtu_migration(s: &Settings) -> std::io::Result<()> {
 /// only the declarative path, as upstream's nmstate-configuration.sh and nmstate.service.
 pub async fn apply_nmstate(s: &Settings) -> Result<Outcome, ApplyError> {
     clean_mtu_migration(s).map_err(|e| io("remove", &s.mtu_migration_dir(), e))?;
-    if let Some(done) = crate::declarative::apply_pending(s).await? {
+    if let Some(done) = declarative::apply_pending(s, Moment::Boot).await? {
         return Ok(done);
     }
     if s.nmstate_dir().join("applied").exists() {
@@ -193,7 +194,7 @@ pub async fn apply(s: &Settings) -> Result<Outcome, ApplyError> {
     clean_mtu_migration(s).map_err(|e| io("remove", &s.mtu_migration_dir(), e))?;
     // nmstate-configuration.service applied it earlier in the boot; this covers a node whose
     // MCO still runs upstream's nmstate-configuration unit, and a file written since.
-    if let Some(done) = crate::declarative::apply_pending(s).await? {
+    if let Some(done) = declarative::apply_pending(s, Moment::Boot).await? {
         return Ok(done);
     }
     if s.nmstate_dir().join("applied").exists() {

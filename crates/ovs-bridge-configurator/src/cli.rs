@@ -22,7 +22,16 @@ pub enum Command {
     /// Apply the user's NMState file for br-ex when one is pending (what
     /// nmstate-configuration.service runs, before network-online.target); without one, do
     /// nothing: ovs-configuration.service's `apply` builds br-ex.
-    ApplyNmstate(SettingsArgs),
+    ApplyNmstate {
+        #[command(flatten)]
+        settings: SettingsArgs,
+        /// On a running node (what nmstate-configuration-live.path starts when a file under
+        /// /etc/nmstate/openshift changes): apply this node's changed file now with the live
+        /// probes and bound, once, without upstream's retry; another host's file changes
+        /// nothing.
+        #[arg(long)]
+        live: bool,
+    },
     /// Print the profiles that `apply` would add and the activation order; changes nothing.
     Plan {
         #[command(flatten)]
@@ -82,12 +91,9 @@ pub enum Command {
 impl Command {
     pub fn settings(&self) -> &SettingsArgs {
         match self {
-            Command::Apply(s)
-            | Command::ApplyNmstate(s)
-            | Command::Rollback(s)
-            | Command::Status(s)
-            | Command::Show(s) => s,
+            Command::Apply(s) | Command::Rollback(s) | Command::Status(s) | Command::Show(s) => s,
             Command::Plan { settings, .. }
+            | Command::ApplyNmstate { settings, .. }
             | Command::Collect { settings, .. }
             | Command::Diff { settings, .. }
             | Command::ApplyLive { settings, .. } => settings,

@@ -115,13 +115,43 @@ where
     Ok(())
 }
 
+/// When a pending file is applied: it decides the probes and their bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Moment {
+    /// By the boot-time units, before kubelet: the boot's probes within
+    /// `forwarding-timeout-secs` (a new 802.3ad bond may need seconds to forward).
+    Boot,
+    /// On a running node, as soon as the file changes (`apply-nmstate --live`, started by
+    /// nmstate-configuration-live.path): the live probes, node readiness included, within
+    /// `live-probe-timeout-secs`, as `apply-live`.
+    Running,
+}
+
+impl Moment {
+    fn probes(self, s: &Settings) -> (probe::Targets, Duration, &'static str) {
+        match self {
+            Moment::Boot => (
+                probe::Targets::at_boot(s),
+                s.forwarding_timeout,
+                "forwarding-timeout-secs",
+            ),
+            Moment::Running => (
+                probe::Targets::live(s),
+                s.live_probe_timeout,
+                "live-probe-timeout-secs",
+            ),
+        }
+    }
+}
+
 /// Applies the user's NMState file when one is pending.
-pub async fn apply_pending(s: &Settings) -> Result<Option<Outcome>, ApplyError> {
+pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, ApplyError> {
     let Some(pending) = pending(s) else {
         return Ok(None);
     };
     tracing::info!("applying the NMState file {}", pending.path.display());
-    s.probe_bound_fits("forwarding-timeout-secs", s.forwarding_timeout)
+    let (targets, bound, setting) = at.probes(s);
+    s.probe_bound_fits(setting, bound)
         .map_err(DeclarativeError::Settings)?;
     let state = parse(&pending)?;
     // nmstate's OVS plugin needs OVSDB: say why now rather than as a plugin failure mid-apply.
@@ -135,13 +165,13 @@ pub async fn apply_pending(s: &Settings) -> Result<Option<Outcome>, ApplyError> 
         .any(|i| i.name() == BR_EX1.bridge);
     let before = active_bridge_profiles(&nm).await?;
     let mut reader = NetlinkReader::connect()?;
-    let selected = probe::select(&probe::Targets::at_boot(s), &reader.snapshot().await?).await;
+    let selected = probe::select(&targets, &reader.snapshot().await?).await;
     let finish = async || -> Result<(), String> {
         remove_leftovers(&nm, s, defines_br_ex1)
             .await
             .map_err(|e| format!("removing the automatic bridge's leftovers: {e}"))?;
         check_br_ex(s).await?;
-        probe::await_after(&mut reader, &selected, Instant::now(), s.forwarding_timeout)
+        probe::await_after(&mut reader, &selected, Instant::now(), bound)
             .await
             .map_err(|e| e.to_string())
     };
@@ -151,6 +181,34 @@ pub async fn apply_pending(s: &Settings) -> Result<Option<Outcome>, ApplyError> 
         return Err(e.into());
     }
     Ok(Some(Outcome::DeclarativeApplied))
+}
+
+/// `apply-nmstate --live`, started by nmstate-configuration-live.path when a file under
+/// /etc/nmstate/openshift changes on a running node. MCO ships every host's file to every node:
+/// [`pending`] looks only at this node's `<short hostname>.yml`, else `cluster.yml`, so another
+/// host's file changes nothing here. A file that changed again while it was applied (a path
+/// unit's events during the run start no second run) is applied again before returning.
+pub async fn apply_changed(s: &Settings) -> Result<Outcome, ApplyError> {
+    let mut outcome = None;
+    while let Some(done) = apply_pending(s, Moment::Running).await? {
+        outcome = Some(done);
+    }
+    if let Some(done) = outcome {
+        return Ok(done);
+    }
+    let looked: Vec<String> = candidates(s)
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    tracing::info!(
+        "nothing to apply: {} unchanged since it was applied, or absent",
+        looked.join(" and ")
+    );
+    Ok(if s.nmstate_dir().join("applied").exists() {
+        Outcome::Declarative
+    } else {
+        Outcome::NoNmstateFile
+    })
 }
 
 /// This tool's active profiles, in the order they are activated: bridges, then ports' uplinks,

@@ -40,8 +40,17 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     rt.block_on(async {
         match &cli.command {
             Command::Apply(_) => apply_with_retry(&s, "apply", apply::apply).await,
-            Command::ApplyNmstate(_) => {
+            Command::ApplyNmstate { live: false, .. } => {
                 apply_with_retry(&s, "apply-nmstate", apply::apply_nmstate).await
+            }
+            Command::ApplyNmstate { live: true, .. } => {
+                match locked_run(&s, "apply-nmstate --live", &declarative::apply_changed).await {
+                    Ok(outcome) => {
+                        tracing::info!("done: {outcome:?}");
+                        Ok(ExitCode::SUCCESS)
+                    }
+                    Err(e) => Err(failure(e)),
+                }
             }
             Command::Plan { json, .. } => plan(&s, *json).await,
             Command::Rollback(_) => {
@@ -179,19 +188,12 @@ where
                 tracing::info!("done: {outcome:?}");
                 return Ok(ExitCode::SUCCESS);
             }
-            Err(e @ apply::ApplyError::Terminated) => return Err(e.into()),
-            // A malformed NMState file (or settings that cannot work) does not get better by
-            // waiting: bad input, exit 2.
-            Err(apply::ApplyError::Declarative(
-                e @ (declarative::DeclarativeError::Invalid { .. }
-                | declarative::DeclarativeError::Settings(_)),
-            )) => {
-                return Err(selection::app::UsageError(e.to_string()).into());
-            }
-            // Socket permissions do not change by waiting either: the unit lacks a grant.
-            Err(e @ apply::ApplyError::Ovs(ovsdb::OvsError::Access { .. })) => {
-                return Err(e.into());
-            }
+            // Socket permissions do not change by waiting: the unit lacks a grant.
+            Err(
+                e @ (apply::ApplyError::Terminated
+                | apply::ApplyError::Ovs(ovsdb::OvsError::Access { .. })),
+            ) => return Err(e.into()),
+            Err(e) if is_bad_input(&e) => return Err(failure(e)),
             Err(e) => match s.retry {
                 None => return Err(e.into()),
                 Some(wait) => {
@@ -205,6 +207,26 @@ where
                 }
             },
         }
+    }
+}
+
+/// A malformed NMState file, or settings that cannot work: waiting changes nothing.
+fn is_bad_input(e: &apply::ApplyError) -> bool {
+    matches!(
+        e,
+        apply::ApplyError::Declarative(
+            declarative::DeclarativeError::Invalid { .. }
+                | declarative::DeclarativeError::Settings(_)
+        )
+    )
+}
+
+/// A failed run as the command's error: bad input exits 2 (a usage error), the rest 1.
+fn failure(e: apply::ApplyError) -> anyhow::Error {
+    if is_bad_input(&e) {
+        selection::app::UsageError(e.to_string()).into()
+    } else {
+        e.into()
     }
 }
 

@@ -290,14 +290,23 @@ impl ClusterNode {
         ))
     }
 
-    /// `systemctl start keepalived.service` on the monitor's current file.
+    /// `systemctl start keepalived.service` on the monitor's current file; returns once the
+    /// VRRP child runs, so that a change the test makes next is the monitor's reload and not
+    /// something the starting keepalived may or may not read (seconds under User-Mode Linux).
     pub fn start_keepalived(&self) -> Result<(), String> {
         let unit = self
             .keepalived
             .as_ref()
             .ok_or_else(|| format!("node{}: keepalived-monitor never started", self.index))?;
         unit.start_keepalived();
-        self.wait_keepalived()
+        if wait_for_start(Duration::from_secs(20), || unit.is_up()) {
+            return Ok(());
+        }
+        Err(format!(
+            "node{}: keepalived did not start its VRRP child:\n{}",
+            self.index,
+            self.keepalived_log(10)
+        ))
     }
 
     /// keepalived's log and what its unit did.

@@ -12,6 +12,7 @@
 mod fixtures;
 mod funcs;
 mod overlay;
+mod policy;
 mod upstream;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -132,10 +133,15 @@ fn every_pool_of_every_topology_renders_and_the_daemons_accept_the_configs() {
             }
 
             // Enablement: the br-ex units as upstream (OVNKubernetes; nmstate-configuration on
-            // every on-prem platform); the node IP with API VIPs, and on vSphere without them
-            // (upstream's UPI unit); resolv.conf only with API VIPs; keepalived only with
-            // OpenShift's own load balancer.
-            let mut expected = vec!["nmstate-configuration.service", "ovs-configuration.service"];
+            // every on-prem platform, with the path unit that applies its files' day-2 changes);
+            // the node IP with API VIPs, and on vSphere without them (upstream's UPI unit);
+            // resolv.conf only with API VIPs; keepalived only with OpenShift's own load
+            // balancer.
+            let mut expected = vec![
+                "nmstate-configuration-live.path",
+                "nmstate-configuration.service",
+                "ovs-configuration.service",
+            ];
             if has_vips || platform == "VSphere" {
                 expected.push("nodeip-configuration.service");
             }
@@ -527,4 +533,69 @@ fn the_renderer_keeps_mcos_rules() {
         &file("/ips", "{{len (onPremPlatformAPIServerInternalIPs .)}}"),
     );
     assert!(render_role(&Tree::new(&[t.path()]), &bare, "worker").is_err());
+}
+
+/// The node-disruption policy for the NMState files (issue 27): the API server accepts it;
+/// merged with MCO's defaults, a change of any host's file under /etc/nmstate/openshift gets
+/// None (no drain, no reboot); no file the templates render falls under it (it makes nothing
+/// else rebootless); and the path unit the templates enable watches exactly its paths and
+/// starts the live apply.
+#[test]
+fn the_nmstate_files_policy_is_rebootless_and_the_path_unit_follows_it() {
+    let m = policy::load();
+    assert_eq!(policy::violations(&m), Vec::<String>::new());
+    let ours = &m.spec.node_disruption_policy.files;
+    let merged = policy::merge(&policy::mco_defaults(), ours);
+    for changed in [
+        "/etc/nmstate/openshift/cluster.yml",
+        "/etc/nmstate/openshift/master-0.yml",
+        "/etc/nmstate/openshift/worker-12.yml",
+    ] {
+        let kinds: Vec<&str> = policy::closest(changed, &merged)
+            .unwrap_or_else(|| panic!("{changed}: no policy, MCO reboots"))
+            .iter()
+            .map(|a| a.kind.as_str())
+            .collect();
+        assert_eq!(kinds, ["None"], "{changed}");
+    }
+
+    let tree = Tree::new(&[&mco_dir()]);
+    for fx in fixtures() {
+        for role in pools(&fx.config) {
+            for mc in render_role(&tree, &fx.config, role).unwrap().values() {
+                for path in mc.files.keys() {
+                    assert!(
+                        policy::closest(path, ours).is_none(),
+                        "{} ({role}): {path} would not reboot the node",
+                        fx.name
+                    );
+                }
+            }
+        }
+    }
+
+    let units = Path::new(env!("CARGO_MANIFEST_DIR")).join("../units/system");
+    let path_unit = std::fs::read_to_string(units.join("nmstate-configuration-live.path")).unwrap();
+    let values = |key: &str| -> Vec<String> {
+        path_unit
+            .lines()
+            .filter_map(|l| l.strip_prefix(key))
+            .map(str::to_owned)
+            .collect()
+    };
+    let watched = values("PathChanged=");
+    let policed: Vec<String> = ours.iter().map(|f| f.path.clone()).collect();
+    assert_eq!(
+        watched, policed,
+        "the path unit watches what the policy covers"
+    );
+    assert_eq!(values("Unit="), ["nmstate-configuration-live.service"]);
+    let service =
+        std::fs::read_to_string(units.join("nmstate-configuration-live.service")).unwrap();
+    assert!(
+        service
+            .lines()
+            .any(|l| l == "ExecStart=/usr/bin/ovs-bridge-configurator apply-nmstate --live"),
+        "{service}"
+    );
 }

@@ -52,6 +52,10 @@ enum Cmd {
         /// The package release (an upgrade is the same version with a higher release).
         #[arg(long, default_value_t = 1)]
         release: u32,
+        /// Cargo's target directory, outside rpmbuild's build directory (which every build
+        /// starts afresh), so that a second release of one commit reuses the compiled crates.
+        #[arg(long, value_name = "DIR")]
+        cargo_target_dir: Option<std::path::PathBuf>,
     },
     /// Licenses of every dependency, grouped (the RPMs' LICENSE.dependencies).
     Licenses,
@@ -121,7 +125,11 @@ fn main() -> anyhow::Result<()> {
             test::run()
         }
         Cmd::Dist { destdir, bin_dir } => dist::run(&destdir, bin_dir.as_deref()),
-        Cmd::Rpm { out, release } => rpm::build(&out, release),
+        Cmd::Rpm {
+            out,
+            release,
+            cargo_target_dir,
+        } => rpm::build(&out, release, cargo_target_dir.as_deref()),
         Cmd::Licenses => licenses::run(),
         Cmd::Soak { trials, seed } => {
             deps::install()?;

@@ -25,8 +25,9 @@ fn stdout(cmd: &mut Command) -> anyhow::Result<String> {
 }
 
 /// Builds the RPMs of release `release` into `out` (relative to the workspace root), replacing
-/// what was there.
-pub fn build(out: &Path, release: u32) -> anyhow::Result<()> {
+/// what was there; with Cargo's target directory `target` when given (see the spec's
+/// `onprem_cargo_target_dir`).
+pub fn build(out: &Path, release: u32, target: Option<&Path>) -> anyhow::Result<()> {
     apt::ensure(&["rpm"])?;
     let version = env!("CARGO_PKG_VERSION");
     let top = Path::new(TOPDIR);
@@ -67,13 +68,18 @@ pub fn build(out: &Path, release: u32) -> anyhow::Result<()> {
     let spec = top.join(format!("SPECS/{NAME}.spec"));
     fs::copy(root().join(format!("xtask/rpm/{NAME}.spec")), &spec)?;
     // --nodeps: the BuildRequires name Fedora packages, which Debian's rpm database does not hold.
-    run(Command::new("rpmbuild")
+    let mut rpmbuild = Command::new("rpmbuild");
+    rpmbuild
         .env("SOURCE_DATE_EPOCH", &epoch)
         .args(["-ba", "--nodeps", "--quiet", "--define"])
         .arg(format!("_topdir {}", top.display()))
         .args(["--define", &format!("version {version}")])
-        .args(["--define", &format!("onprem_release {release}")])
-        .arg(&spec))?;
+        .args(["--define", &format!("onprem_release {release}")]);
+    if let Some(dir) = target {
+        let dir = std::path::absolute(dir)?;
+        rpmbuild.args(["--define", &format!("onprem_cargo_target_dir {}", dir.display())]);
+    }
+    run(rpmbuild.arg(&spec))?;
     let out = root().join(out);
     if out.exists() {
         fs::remove_dir_all(&out)?;

@@ -77,7 +77,10 @@ pub fn build(out: &Path, release: u32, target: Option<&Path>) -> anyhow::Result<
         .args(["--define", &format!("onprem_release {release}")]);
     if let Some(dir) = target {
         let dir = std::path::absolute(dir)?;
-        rpmbuild.args(["--define", &format!("onprem_cargo_target_dir {}", dir.display())]);
+        rpmbuild.args([
+            "--define",
+            &format!("onprem_cargo_target_dir {}", dir.display()),
+        ]);
     }
     run(rpmbuild.arg(&spec))?;
     let out = root().join(out);

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use integration::Netns;
-use integration::cluster::{API_VIP, ClusterNode};
+use integration::cluster::{API_VIP, ClusterNode, INGRESS_VIP};
+use integration::keepalived::holds;
 use integration::node::{NMSTATE_BR_EX, ZONE, node_address};
 use integration::node_boot::{carries, context, default_via, holds_vip};
 use integration::nspawn::BootResult;
@@ -409,4 +410,95 @@ systemctl show -p Result nmstate-configuration-live.service > /harness-out/live-
     );
     assert!(carries(&r, "br-ex", &ip), "{ctx}");
     assert!(default_via(&r, "br-ex"), "{ctx}");
+}
+
+/// A good live change on the node that holds the VIPs (issue 27: "the keepalived VIPs stay where
+/// they are during a good change"): br-ex's MTU, then a static route through br-ex (a storage
+/// network's, the usual day-2 change), each applied with `apply-live` and committed. keepalived's
+/// VIPs are not in NetworkManager's profile of br-ex, so a re-activation or a reapply that set
+/// br-ex's addresses to the profile's would drop them. Sampled every 50 ms through each change:
+/// every VIP is held by its holder from before, and by no other node.
+#[test]
+fn a_good_live_change_leaves_the_vips_where_they_are() {
+    if !require_root("a_good_live_change_leaves_the_vips_where_they_are") {
+        return;
+    }
+    let (c, api) = booted_cluster();
+    let ingress = c
+        .wait_single_holder(INGRESS_VIP, Duration::from_secs(20))
+        .unwrap();
+    let holders: Vec<(&str, u8)> = vec![(API_VIP, api), (INGRESS_VIP, ingress)];
+    let changes = [
+        (
+            "br-ex MTU 1400",
+            "interfaces:\n- name: br-ex\n  type: ovs-interface\n  state: up\n  mtu: 1400\n",
+        ),
+        (
+            "a route to 203.0.113.0/24 through br-ex",
+            "routes:\n  config:\n  - destination: 203.0.113.0/24\n    \
+             next-hop-address: 198.51.100.1\n    next-hop-interface: br-ex\n",
+        ),
+    ];
+    let mut targets = vec![(api, API_VIP)];
+    if ingress != api {
+        targets.push((ingress, INGRESS_VIP));
+    }
+    for (n, vip) in targets {
+        for (what, yaml) in changes {
+            let node = &c.nodes[usize::from(n) - 1];
+            let stop = std::sync::atomic::AtomicBool::new(false);
+            let (result, samples) = std::thread::scope(|scope| {
+                let sampler = scope.spawn(|| {
+                    let mut samples = Vec::new();
+                    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                        let held: Vec<(&str, Vec<u8>)> = holders
+                            .iter()
+                            .map(|(v, _)| {
+                                let on: Vec<u8> = c
+                                    .nodes
+                                    .iter()
+                                    .filter(|m| holds(&m.node.ns, "br-ex", v))
+                                    .map(|m| m.index)
+                                    .collect();
+                                (*v, on)
+                            })
+                            .collect();
+                        samples.push(held);
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                    samples
+                });
+                let result = node.apply_live(yaml);
+                // Two more samples after the commit: a VIP dropped at the very end counts too.
+                std::thread::sleep(Duration::from_millis(150));
+                stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                (result, sampler.join().unwrap())
+            });
+            let (status, log) = result.unwrap();
+            assert!(status.success(), "node{n}: {what}: {status}\n{log}");
+            assert!(log.contains("committed"), "node{n}: {what}\n{log}");
+            let moved: Vec<_> = samples
+                .iter()
+                .enumerate()
+                .flat_map(|(i, held)| {
+                    held.iter()
+                        .zip(&holders)
+                        .filter(|((_, on), (_, h))| on.as_slice() != [*h])
+                        .map(move |((v, on), (_, h))| {
+                            format!("sample {i}: {v} on {on:?}, not on [{h}]")
+                        })
+                })
+                .collect();
+            assert!(
+                moved.is_empty(),
+                "node{n} ({vip}): {what} moved a VIP:\n{}\n{log}\n{}",
+                moved.join("\n"),
+                node.keepalived_log(30)
+            );
+            eprintln!(
+                "node{n} (holds {vip}): {what} committed; {} samples, every VIP where it was",
+                samples.len()
+            );
+        }
+    }
 }

@@ -188,7 +188,8 @@ where
                 tracing::info!("done: {outcome:?}");
                 return Ok(ExitCode::SUCCESS);
             }
-            // Socket permissions do not change by waiting: the unit lacks a grant.
+            // A SIGTERM ends the run; socket permissions do not change by waiting (the unit
+            // lacks a grant).
             Err(
                 e @ (apply::ApplyError::Terminated
                 | apply::ApplyError::Ovs(ovsdb::OvsError::Access { .. })),

@@ -1283,6 +1283,66 @@ fn a_valid_nmstate_file_whose_br_ex_is_unusable_keeps_the_previous_bridge() {
     assert!(c.reachable());
 }
 
+/// `apply-nmstate --live` (what nmstate-configuration-live.path starts when MCO changes a file
+/// under /etc/nmstate/openshift) on a running node: another host's file, even a malformed one,
+/// changes nothing; this node's malformed file exits 2 naming it, with nothing changed; this
+/// node's good file takes br-ex over live and is recorded; a later file that would leave br-ex
+/// without the node IP is rolled back (exit 1) and `applied` keeps the last good one.
+#[test]
+fn apply_nmstate_live_applies_only_this_nodes_file_and_rolls_back_a_bad_one() {
+    if !require_root("apply_nmstate_live_applies_only_this_nodes_file") {
+        return;
+    }
+    let (c, dir) = automatic_then_files(&[("some-other-host.yml", "interfaces: [unclosed\n")]);
+    let o = c.run(&["apply-nmstate", "--live"]);
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(log(&o).contains("nothing to apply"), "{}", log(&o));
+    assert!(!dir.join("applied").exists());
+    assert!(c.profile_names().lines().any(|n| n == "ovs-if-phys0"));
+
+    let own = dir.join(format!("{}.yml", short_hostname()));
+    fs::write(&own, "interfaces: [unclosed\n").unwrap();
+    let o = c.run(&["apply-nmstate", "--live"]);
+    assert_eq!(o.status.code(), Some(2), "{}", log(&o));
+    assert!(log(&o).contains(&own.display().to_string()), "{}", log(&o));
+    assert!(!dir.join("applied").exists());
+    assert!(c.profile_names().lines().any(|n| n == "ovs-if-phys0"));
+
+    fs::write(&own, NMSTATE_BR_EX).unwrap();
+    let o = c.run(&["apply-nmstate", "--live"]);
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(log(&o).contains("applying the NMState file"), "{}", log(&o));
+    assert_eq!(
+        fs::read_to_string(dir.join("applied")).unwrap(),
+        NMSTATE_BR_EX
+    );
+    assert!(
+        wait_for(Duration::from_secs(5), || c.ready()),
+        "{}",
+        c.context(&o)
+    );
+    assert!(c.reachable());
+
+    fs::write(
+        &own,
+        NMSTATE_BR_EX.replace("198.51.100.11", "198.51.100.99"),
+    )
+    .unwrap();
+    let o = c.run(&["apply-nmstate", "--live"]);
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    assert!(log(&o).contains("was rolled back"), "{}", log(&o));
+    assert_eq!(
+        fs::read_to_string(dir.join("applied")).unwrap(),
+        NMSTATE_BR_EX
+    );
+    assert!(
+        wait_for(Duration::from_secs(15), || c.ready()),
+        "br-ex is back: {}",
+        c.context(&o)
+    );
+    assert!(c.reachable());
+}
+
 /// Every file under `dir`, with its content (lossy).
 fn tree(dir: &Path) -> Vec<(String, String)> {
     let mut out = Vec::new();

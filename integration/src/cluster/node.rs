@@ -213,6 +213,33 @@ impl ClusterNode {
             .map_err(|e| format!("{daemon}: {e}"))
     }
 
+    /// `ovs-bridge-configurator apply-live` of `yaml` on this node, as an administrator runs it
+    /// (the unit's capabilities, the node's view): its exit status and its log.
+    pub fn apply_live(&self, yaml: &str) -> Result<(ExitStatus, String), String> {
+        let file = self.path("apply-live.yml");
+        std::fs::write(&file, yaml).map_err(|e| e.to_string())?;
+        let (etc, var_lib) = (self.path("etc"), self.path("var-lib"));
+        let out = self
+            .command(
+                "ovs-bridge-configurator",
+                &[
+                    "apply-live",
+                    &file.display().to_string(),
+                    "--etc-dir",
+                    &etc.display().to_string(),
+                    "--var-lib-dir",
+                    &var_lib.display().to_string(),
+                ],
+            )
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("apply-live: {e}"))?;
+        Ok((
+            out.status,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ))
+    }
+
     /// Starts a one-shot daemon run without waiting, for a test that kills it midway.
     pub fn spawn_oneshot(&self, daemon: &str) -> Result<Child, String> {
         self.oneshot(daemon)?

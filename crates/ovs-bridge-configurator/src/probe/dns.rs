@@ -67,16 +67,44 @@ fn answers(reply: &[u8], id: u16) -> bool {
         && matches!(reply[3] & 0x0f, 0 | 3)
 }
 
-/// Whether `server` answers a lookup of `name` within `limit` (one query, resent every 200 ms).
-pub fn lookup(server: IpAddr, name: &str, limit: Duration) -> io::Result<bool> {
+/// What an ICMP unreachable (nothing listening on port 53, no route) means for a lookup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// Before a change: the server does not work here, so the probe is not selected at once
+    /// (as Go's resolver, kubernetes-nmstate's, fails at once), instead of after the whole
+    /// limit.
+    Ends,
+    /// After a change: the server may be on its way back; ask again until the limit.
+    Retried,
+}
+
+/// [`lookup`] off the async runtime; an error of the socket itself counts as no answer.
+pub async fn answered_within(
+    server: IpAddr,
+    name: &str,
+    limit: Duration,
+    refusal: Refusal,
+) -> bool {
+    let name = name.to_owned();
+    let at = SocketAddr::new(server, 53);
+    tokio::task::spawn_blocking(move || lookup(at, &name, limit, refusal))
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or(false)
+}
+
+/// Whether the nameserver at `at` answers a lookup of `name` within `limit` (one query, resent
+/// every 200 ms).
+fn lookup(at: SocketAddr, name: &str, limit: Duration, refusal: Refusal) -> io::Result<bool> {
     let deadline = Instant::now() + limit;
-    let bind: SocketAddr = if server.is_ipv4() {
+    let bind: SocketAddr = if at.is_ipv4() {
         "0.0.0.0:0".parse().unwrap()
     } else {
         "[::]:0".parse().unwrap()
     };
     let sock = UdpSocket::bind(bind)?;
-    sock.connect(SocketAddr::new(server, 53))?;
+    sock.connect(at)?;
     let id = IDS.fetch_add(1, Ordering::Relaxed);
     let packet = query(id, name);
     let mut buf = [0u8; 1500];
@@ -105,7 +133,8 @@ pub fn lookup(server: IpAddr, name: &str, limit: Duration) -> io::Result<bool> {
                 {
                     break;
                 }
-                // ICMP unreachable (nothing listening, no route): not an answer, try again.
+                // ICMP unreachable (nothing listening, no route): not an answer.
+                Err(_) if refusal == Refusal::Ends => return Ok(false),
                 Err(_) => std::thread::sleep(wait.min(Duration::from_millis(50))),
             }
         }
@@ -152,5 +181,41 @@ mod tests {
             !answers(&query(7, "root-servers.net"), 7),
             "a query, not a reply"
         );
+    }
+
+    /// A loopback port nothing listens on (bound, then released).
+    fn closed_port() -> SocketAddr {
+        UdpSocket::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_refused_lookup_ends_at_once_before_a_change_and_is_asked_again_after() {
+        let at = closed_port();
+        let t = Instant::now();
+        let limit = Duration::from_secs(3);
+        assert!(!lookup(at, ROOT_SERVERS, limit, Refusal::Ends).unwrap());
+        assert!(t.elapsed() < limit / 2, "{:?}", t.elapsed());
+        let t = Instant::now();
+        let limit = Duration::from_millis(400);
+        assert!(!lookup(at, ROOT_SERVERS, limit, Refusal::Retried).unwrap());
+        assert!(t.elapsed() >= limit, "{:?}", t.elapsed());
+    }
+
+    #[test]
+    fn a_nameserver_that_replies_to_the_query_answers() {
+        let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let at = server.local_addr().unwrap();
+        let replier = std::thread::spawn(move || {
+            let mut buf = [0u8; 512];
+            let (n, from) = server.recv_from(&mut buf).unwrap();
+            buf[2] |= 0x80;
+            server.send_to(&buf[..n], from).unwrap();
+        });
+        let limit = Duration::from_secs(3);
+        assert!(lookup(at, ROOT_SERVERS, limit, Refusal::Ends).unwrap());
+        replier.join().unwrap();
     }
 }

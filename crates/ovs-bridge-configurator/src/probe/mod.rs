@@ -27,7 +27,8 @@ use selection::netlink::NetlinkReader;
 use crate::settings::Settings;
 
 /// How long a probe may take to pass before a change for it to count as working (one that works
-/// does so in milliseconds; a silent one costs this once, all of them at the same time).
+/// does so in milliseconds; a silent one costs this once, all of them at the same time; a
+/// nameserver that refuses, with nothing listening on port 53, costs nothing).
 pub const BEFORE_LIMIT: Duration = Duration::from_secs(1);
 /// Between two looks at a nameserver or the API server after a change.
 const POLL: Duration = Duration::from_millis(250);
@@ -112,11 +113,7 @@ pub async fn select(targets: &Targets, snap: &Snapshot) -> Selected {
     let dns = futures_util::future::join_all(servers.into_iter().map(|server| {
         let name = targets.dns_name.clone();
         async move {
-            let ok = tokio::task::spawn_blocking(move || dns::lookup(server, &name, BEFORE_LIMIT))
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .unwrap_or(false);
+            let ok = dns::answered_within(server, &name, BEFORE_LIMIT, dns::Refusal::Ends).await;
             (server, ok)
         }
     }));
@@ -183,13 +180,7 @@ pub async fn await_after(
     for &server in &before.nameservers {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            let name = t.dns_name.clone();
-            let ok = tokio::task::spawn_blocking(move || dns::lookup(server, &name, left))
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .unwrap_or(false);
-            if ok {
+            if dns::answered_within(server, &t.dns_name, left, dns::Refusal::Retried).await {
                 tracing::info!(
                     "nameserver {server} answers, {:.2} s after the change",
                     start.elapsed().as_secs_f64()

@@ -602,3 +602,132 @@ fn configure_ovs_and_apply_make_the_same_profiles_for_a_vlan_on_an_lacp_bond() {
         configure_ovs_and_apply_make_the_same_profiles(Uplink::VlanOnLacp);
     }
 }
+
+/// `apply-live` of `yaml` in the guest, with `then` (shell) run in the same script once it
+/// returned: its exit status, the seconds it took, and its log.
+fn apply_live(node: &mut RealKernelNode, yaml: &str, around: (&str, &str)) -> (i32, f64, String) {
+    let (before, after) = around;
+    let script = format!(
+        "cat > /run/x/live.yml <<'YAML'\n{yaml}YAML
+         {before}
+         t0=$EPOCHREALTIME
+         RUST_LOG=info,nispor=error {BIN} apply-live /run/x/live.yml > /run/x/live.log 2>&1
+         rc=$?
+         t1=$EPOCHREALTIME
+         {after}
+         echo \"$rc $t0 $t1\""
+    );
+    // A bound on a hung guest, not a measurement.
+    let run = node.run(&script, Duration::from_secs(300)).unwrap();
+    let f: Vec<&str> = run.output.split_whitespace().collect();
+    let [rc, t0, t1] = f[f.len() - 3..] else {
+        panic!("{}", run.output)
+    };
+    let took = t1.parse::<f64>().unwrap() - t0.parse::<f64>().unwrap();
+    let log = node.file("live.log");
+    eprintln!("--- apply-live\n{log}");
+    (rc.parse().unwrap(), took, log)
+}
+
+/// A VLAN over br-ex's bond, with an address (an NMState `vlan` on `bond0`, tag `id`).
+fn vlan_on_bond(id: u16, address: Option<&str>) -> String {
+    let ipv4 = address.map_or("enabled: false".to_owned(), |a| {
+        format!(
+            "enabled: true\n    dhcp: false\n    address:\n    - ip: {a}\n      prefix-length: 24"
+        )
+    });
+    format!(
+        "- name: bond0.{id}
+  type: vlan
+  state: up
+  vlan:
+    base-iface: bond0
+    id: {id}
+  ipv4:
+    {ipv4}
+  ipv6:
+    enabled: false
+"
+    )
+}
+
+/// Issue 27 on a real kernel, on the node converted onto an 802.3ad bond: three live changes.
+/// A VLAN the switch carries, with an address, added on the bond (committed; its peer answers;
+/// br-ex untouched). br-ex's MTU changed under a ping of the node IP every 50 ms from the switch
+/// (committed, nothing lost). br-ex moved onto a VLAN of the bond that the switch does not
+/// carry (the gateway falls silent: rolled back, naming it, and the gateway answers through
+/// br-ex on bond0 again). Each apply -> committed or rolled back is printed.
+#[test]
+fn live_changes_on_an_lacp_bond_commit_or_roll_back() {
+    if !real_kernel::require("live_changes_on_an_lacp_bond_commit_or_roll_back") {
+        return;
+    }
+    let (mut node, _) = uplink_converts(Uplink::Lacp);
+    node.sh("ip -n sw link add link sw0 name sw0.200 type vlan id 200
+         ip -n sw link set sw0.200 up
+         ip -n sw addr add 203.0.113.1/24 dev sw0.200")
+        .unwrap();
+
+    let yaml = format!("interfaces:\n{}", vlan_on_bond(200, Some("203.0.113.10")));
+    let (rc, took, log) = apply_live(&mut node, &yaml, ("", ""));
+    eprintln!("VLAN 200 with an address on bond0: exit {rc} after {took:.2} s");
+    assert_eq!(rc, 0, "{log}");
+    assert!(log.contains("committed"), "{log}");
+    node.sh("ping -n -c1 -W2 203.0.113.1").unwrap();
+    node.sh(&format!("ping -n -c1 -W2 {GATEWAY}")).unwrap();
+    let addr = node.sh("ip -br -4 addr show br-ex").unwrap();
+    assert!(addr.contains(&format!("{NODE_IP}/24")), "{addr}");
+
+    // 300 echoes 50 ms apart (15 s) around an apply that must end within them; ping waits
+    // for the last reply before it prints its counts.
+    let mtu = "interfaces:\n- name: br-ex\n  type: ovs-interface\n  state: up\n  mtu: 1400\n";
+    let (rc, took, log) = apply_live(
+        &mut node,
+        mtu,
+        (
+            &format!(
+                "ip netns exec sw ping -n -q -i 0.05 -c 300 -W 1 {NODE_IP} > /run/x/ping.log 2>&1 &
+                 pinger=$!
+                 sleep 1"
+            ),
+            "wait $pinger",
+        ),
+    );
+    let ping = node.file("ping.log");
+    eprintln!(
+        "br-ex MTU 1400 under a 50 ms ping: exit {rc} after {took:.2} s; {}",
+        ping.lines()
+            .find(|l| l.contains("transmitted"))
+            .unwrap_or("no counts")
+    );
+    assert_eq!(rc, 0, "{log}");
+    assert!(
+        took < 13.0,
+        "the apply outlasted the ping ({took:.2} s)\n{log}"
+    );
+    assert!(
+        ping.contains("300 packets transmitted, 300 received"),
+        "{ping}\n{log}"
+    );
+    let link = node.sh("ip -o link show br-ex").unwrap();
+    assert!(link.contains("mtu 1400"), "{link}");
+
+    let bad = format!(
+        "interfaces:\n{}- name: br-ex\n  type: ovs-bridge\n  state: up\n  bridge:\n    port:\n    \
+         - name: bond0.300\n    - name: br-ex\n",
+        vlan_on_bond(300, None)
+    );
+    let (rc, took, log) = apply_live(&mut node, &bad, ("", ""));
+    eprintln!("br-ex onto VLAN 300, which the switch does not carry: exit {rc} after {took:.2} s");
+    assert_eq!(rc, 1, "{log}");
+    assert!(
+        log.contains("rolled back") && log.contains(GATEWAY),
+        "the rollback names the gateway\n{log}"
+    );
+    node.sh(&format!("{AWAIT_GATEWAY}\nawait_gateway 30 > /dev/null"))
+        .unwrap();
+    let ports = node.sh("ovs-vsctl list-ports br-ex").unwrap();
+    assert_eq!(ports.trim(), "bond0", "br-ex is back on bond0");
+    let addr = node.sh("ip -br -4 addr show br-ex").unwrap();
+    assert!(addr.contains(&format!("{NODE_IP}/24")), "{addr}");
+}

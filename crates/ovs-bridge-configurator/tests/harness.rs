@@ -1548,6 +1548,7 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
     let o = live(ens4_address);
     assert!(o.status.success(), "{}", c.context(&o));
     assert!(log(&o).contains("applied and committed in"), "{}", log(&o));
+    eprintln!("the additive change:\n{}", log(&o));
     for probed in [
         format!("nameserver {ROUTER} answers a lookup of {ZONE}: it must answer"),
         format!("nameserver {ROUTER} answers, "),

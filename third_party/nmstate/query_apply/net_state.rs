@@ -20,7 +20,12 @@ use crate::{
 };
 
 const DEFAULT_ROLLBACK_TIMEOUT: u32 = 60;
-const VERIFY_RETRY_INTERVAL_MILLISECONDS: u64 = 1000;
+// onprem-host-networking: verification is retried every 100 ms instead of every second, within
+// the same total time (the counts below are per second of it): a state NetworkManager completes
+// a few milliseconds after it reports the activation done (an address on a new device) is then
+// verified at once, not a second later.
+const VERIFY_RETRY_INTERVAL_MILLISECONDS: u64 = 100;
+const VERIFY_RETRIES_PER_SECOND: usize = 10;
 const VERIFY_RETRY_COUNT_DEFAULT: usize = 5;
 const VERIFY_RETRY_COUNT_OVS: usize = 10;
 const VERIFY_RETRY_COUNT_SRIOV_MIN: usize = 30;
@@ -359,7 +364,7 @@ impl NetworkState {
                 if !self.no_verify {
                     with_retry(
                         VERIFY_RETRY_INTERVAL_MILLISECONDS,
-                        retry_count,
+                        retry_count * VERIFY_RETRIES_PER_SECOND,
                         |_| async {
                             nm_checkpoint_timeout_extend(checkpoint, timeout)
                                 .await?;
@@ -401,7 +406,7 @@ impl NetworkState {
         if !self.no_verify {
             with_retry(
                 VERIFY_RETRY_INTERVAL_MILLISECONDS,
-                VERIFY_RETRY_COUNT_KERNEL_MODE,
+                VERIFY_RETRY_COUNT_KERNEL_MODE * VERIFY_RETRIES_PER_SECOND,
                 |_| async {
                     let mut new_cur_net_state = cur_net_state.clone();
                     new_cur_net_state.retrieve_async().await?;

@@ -1657,6 +1657,26 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
     assert_eq!(o.status.code(), Some(2), "{}", log(&o));
     assert!(log(&o).contains("it removes br-ex"), "{}", log(&o));
     assert!(c.ready() && c.reachable());
+
+    // Before kubelet joined there is no kubelet kubeconfig: the bootstrap one
+    // (/etc/kubernetes/kubeconfig, api-int) stands in for the API-server probe.
+    fs::write(
+        &cfg,
+        format!(
+            "dns-probe-name = \"{ZONE}\"\nkubeconfig = \"{}\"\nnode-name = \"node1\"\n",
+            c.node.dir().join("no-kubelet-kubeconfig").display()
+        ),
+    )
+    .unwrap();
+    fs::create_dir_all(c.etc.join("kubernetes")).unwrap();
+    fs::copy(api.kubeconfig(), c.etc.join("kubernetes/kubeconfig")).unwrap();
+    let o = live(&ens4_address.replace("192.0.2.20", "192.0.2.21"));
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(
+        log(&o).contains(&format!("the API server https://{API_INT}:6443/ answers")),
+        "{}",
+        log(&o)
+    );
 }
 
 /// Issue 27: one change of the node's network at a time. While another change holds the lock

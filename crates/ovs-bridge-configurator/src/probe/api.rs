@@ -2,9 +2,11 @@
 //! object with a fresh client from the kubelet's kubeconfig (the kubeconfig's server: api-int
 //! on a node). Any answer from the server counts for the API server, also a refusal (a node
 //! may not read every object); the node counts as ready when its `Ready` condition is `True`.
-//! Where there is no kubeconfig (a first boot, before kubelet joined) neither is probed.
+//! Before kubelet joined (a first boot) there is no such kubeconfig: the bootstrap one
+//! (`/etc/kubernetes/kubeconfig`, whose server is api-int too) stands in for the API server;
+//! its user may not read Nodes, so readiness is not probed then. Without either, neither is.
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Node;
@@ -20,12 +22,10 @@ pub enum Seen {
     Silent { server: String, why: String },
 }
 
-/// One GET of node `node` through a client built now from `kubeconfig`, within `limit`; None
-/// when the kubeconfig does not exist.
-pub async fn look(kubeconfig: &Path, node: &str, limit: Duration) -> Option<Seen> {
-    if !kubeconfig.exists() {
-        return None;
-    }
+/// One GET of node `node` through a client built now from the first of `kubeconfigs` that
+/// exists, within `limit`; None when none does.
+pub async fn look(kubeconfigs: &[PathBuf], node: &str, limit: Duration) -> Option<Seen> {
+    let kubeconfig = kubeconfigs.iter().find(|k| k.exists())?;
     let k = match Kubeconfig::read_from(kubeconfig) {
         Ok(k) => k,
         Err(e) => {

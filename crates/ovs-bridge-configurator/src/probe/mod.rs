@@ -4,8 +4,8 @@
 //!
 //! - every main-table default gateway ([`gateway`]): ready means forwarding;
 //! - every nameserver of resolv.conf ([`dns`]);
-//! - the API server, where a kubelet kubeconfig is there, and on a running node (a live change)
-//!   its readiness ([`api`]).
+//! - the API server, through the kubelet's kubeconfig, else the bootstrap one (api-int either
+//!   way), and on a running node (a live change) its readiness ([`api`]).
 //!
 //! kubernetes-nmstate polls each selected probe every second for up to 120 s, so a bad change
 //! is rolled back only after minutes; here all of them share one bound (the caller's: 30 s at
@@ -38,7 +38,8 @@ const POLL: Duration = Duration::from_millis(250);
 pub struct Targets {
     pub resolv_conf: PathBuf,
     pub dns_name: String,
-    pub kubeconfig: PathBuf,
+    /// The kubelet's kubeconfig, then the bootstrap one: the first that exists is used.
+    pub kubeconfigs: Vec<PathBuf>,
     pub node: String,
     /// Whether a Ready node must stay Ready: only on a running node. At boot kubelet is not
     /// running yet, and a Node still Ready from before a quick reboot turns Unknown on its own
@@ -52,7 +53,10 @@ impl Targets {
         Targets {
             resolv_conf: s.etc_dir.join("resolv.conf"),
             dns_name: s.dns_probe_name.clone(),
-            kubeconfig: s.kubeconfig.clone(),
+            kubeconfigs: vec![
+                s.kubeconfig.clone(),
+                s.etc_dir.join("kubernetes/kubeconfig"),
+            ],
             node: s.node_name.clone(),
             readiness: false,
         }
@@ -117,7 +121,7 @@ pub async fn select(targets: &Targets, snap: &Snapshot) -> Selected {
             (server, ok)
         }
     }));
-    let api = api::look(&targets.kubeconfig, &targets.node, BEFORE_LIMIT);
+    let api = api::look(&targets.kubeconfigs, &targets.node, BEFORE_LIMIT);
     let (gateways, dns, api) = tokio::join!(gateways, dns, api);
     let mut nameservers = Vec::new();
     for (server, ok) in dns {
@@ -199,7 +203,7 @@ pub async fn await_after(
     if let Some((server, was_ready)) = &before.api {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            let failure = match api::look(&t.kubeconfig, &t.node, left.max(POLL)).await {
+            let failure = match api::look(&t.kubeconfigs, &t.node, left.max(POLL)).await {
                 Some(api::Seen::Answered { ready, .. }) if ready || !was_ready => {
                     tracing::info!(
                         "the API server answers{}, {:.2} s after the change",
@@ -223,7 +227,7 @@ pub async fn await_after(
                 },
                 None => Failed::Api {
                     server: server.clone(),
-                    why: format!("{} is gone", t.kubeconfig.display()),
+                    why: "its kubeconfig is gone".to_owned(),
                     limit,
                 },
             };

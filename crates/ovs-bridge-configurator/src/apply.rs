@@ -177,13 +177,9 @@ pub async fn apply_nmstate(s: &Settings) -> Result<Outcome, ApplyError> {
         tracing::info!("the NMState file is applied already");
         return Ok(Outcome::Declarative);
     }
-    let looked: Vec<String> = crate::declarative::candidates(s)
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
     tracing::info!(
         "no NMState file ({} absent or empty): ovs-configuration.service builds br-ex",
-        looked.join(", ")
+        declarative::candidates_shown(s)
     );
     Ok(Outcome::NoNmstateFile)
 }

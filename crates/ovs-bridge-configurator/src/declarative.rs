@@ -55,15 +55,20 @@ pub fn candidates(s: &Settings) -> [PathBuf; 2] {
     ]
 }
 
-/// `<short hostname>.yml`, else `cluster.yml` (non-empty), unless `applied` already holds
-/// exactly that content.
-pub fn pending(s: &Settings) -> Option<Pending> {
-    let dir = s.nmstate_dir();
+/// The [`candidates`], for messages: `A, B`.
+pub fn candidates_shown(s: &Settings) -> String {
     let shown: Vec<String> = candidates(s)
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    tracing::debug!("NMState files looked for: {}", shown.join(", "));
+    shown.join(", ")
+}
+
+/// `<short hostname>.yml`, else `cluster.yml` (non-empty), unless `applied` already holds
+/// exactly that content.
+pub fn pending(s: &Settings) -> Option<Pending> {
+    let dir = s.nmstate_dir();
+    tracing::debug!("NMState files looked for: {}", candidates_shown(s));
     let path = candidates(s).into_iter().find(|p| non_empty(p).is_some())?;
     let content = non_empty(&path)?;
     let applied = std::fs::read_to_string(dir.join("applied")).ok();
@@ -196,13 +201,9 @@ pub async fn apply_changed(s: &Settings) -> Result<Outcome, ApplyError> {
     if let Some(done) = outcome {
         return Ok(done);
     }
-    let looked: Vec<String> = candidates(s)
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
     tracing::info!(
-        "nothing to apply: {} unchanged since it was applied, or absent",
-        looked.join(" and ")
+        "nothing to apply: {} unchanged since applied, absent or empty",
+        candidates_shown(s)
     );
     Ok(if s.nmstate_dir().join("applied").exists() {
         Outcome::Declarative

@@ -1480,7 +1480,8 @@ fn collect_gathers_the_host_network_with_secrets_redacted() {
 /// is committed and stays until the node's next boot, with nothing written under /etc/nmstate;
 /// a change that cuts the node off (its default route moved to a gateway that does not exist)
 /// fails the forwarding probe and is rolled back within the probe's timeout; bad YAML and a
-/// change the guard rails refuse exit 2 with nothing changed.
+/// change the guard rails refuse exit 2 with nothing changed; forced, a change that takes the
+/// node IP off br-ex is rolled back.
 #[test]
 fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
     if !require_root("a_live_change_is_committed_and_one_that_cuts_the_node_off") {
@@ -1657,6 +1658,29 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
     assert_eq!(o.status.code(), Some(2), "{}", log(&o));
     assert!(log(&o).contains("it removes br-ex"), "{}", log(&o));
     assert!(c.ready() && c.reachable());
+    // Forced past the guard rails, a change that takes the node IP off br-ex (its address
+    // replaced) is applied, fails the br-ex check and is rolled back: the node IP comes back.
+    let o = run(
+        &["apply-live", "--force"],
+        "interfaces:
+- name: br-ex
+  type: ovs-interface
+  state: up
+  ipv4: {enabled: true, dhcp: false, address: [{ip: 198.51.100.99, prefix-length: 24}]}
+",
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    assert!(
+        log(&o).contains("was rolled back") && log(&o).contains("does not carry the node IP"),
+        "{}",
+        log(&o)
+    );
+    assert!(
+        wait_for(Duration::from_secs(15), || c.ready()),
+        "br-ex is back: {}",
+        c.context(&o)
+    );
+    assert!(c.reachable());
 
     // Before kubelet joined there is no kubelet kubeconfig: the bootstrap one
     // (/etc/kubernetes/kubeconfig, api-int) stands in for the API-server probe.

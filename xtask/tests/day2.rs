@@ -417,7 +417,8 @@ systemctl show -p Result nmstate-configuration-live.service > /harness-out/live-
 /// network's, the usual day-2 change), each applied with `apply-live` and committed. keepalived's
 /// VIPs are not in NetworkManager's profile of br-ex, so a re-activation or a reapply that set
 /// br-ex's addresses to the profile's would drop them. Sampled every 50 ms through each change:
-/// every VIP is held by its holder from before, and by no other node.
+/// every VIP is held by its holder from before, and by no other node. Then a bad change on the
+/// API VIP holder is rolled back, and its node IP, its default route and the VIP come back.
 #[test]
 fn a_good_live_change_leaves_the_vips_where_they_are() {
     if !require_root("a_good_live_change_leaves_the_vips_where_they_are") {
@@ -501,4 +502,38 @@ fn a_good_live_change_leaves_the_vips_where_they_are() {
             );
         }
     }
+
+    // A bad change on the API VIP holder (its default route through a next hop that is not
+    // there): rolled back; the node IP and the default route are back on br-ex, and the API VIP
+    // is held again, by one node.
+    let node = &c.nodes[usize::from(api) - 1];
+    let bad = "routes:\n  config:\n  - destination: 0.0.0.0/0\n    state: absent\n  \
+               - destination: 0.0.0.0/0\n    next-hop-address: 198.51.100.99\n    \
+               next-hop-interface: br-ex\n";
+    let t = std::time::Instant::now();
+    let (status, log) = node.apply_live(bad).unwrap();
+    let rolled_back = t.elapsed();
+    assert_eq!(status.code(), Some(1), "{log}");
+    assert!(log.contains("rolled back"), "{log}");
+    let ip = node_address(api);
+    let back = time_until(Duration::from_secs(20), || {
+        holds(&node.node.ns, "br-ex", &ip)
+            && node
+                .node
+                .ns
+                .ip(&["route", "show", "default"])
+                .is_ok_and(|r| r.contains("via 198.51.100.1 dev br-ex"))
+    });
+    assert!(
+        back.is_some(),
+        "node{api}: node IP and default route\n{log}"
+    );
+    let holder = c
+        .wait_single_holder(API_VIP, Duration::from_secs(20))
+        .unwrap_or_else(|e| panic!("{e}\n{}", node.keepalived_log(30)));
+    eprintln!(
+        "node{api}: a default route through a missing next hop rolled back in {:.2} s; the API \
+         VIP is held by node{holder}",
+        rolled_back.as_secs_f64()
+    );
 }

@@ -240,6 +240,23 @@ fn a_new_nodeip_hint_moves_the_node_ip_and_everything_follows_on_the_next_boot()
     assert_eq!(r.prop("kubelet.service", "ActiveState"), "active", "{ctx}");
 }
 
+/// nmstate-configuration.service's lines of a boot's journal.
+fn nmstate_lines(r: &BootResult) -> Vec<&str> {
+    r.journal
+        .lines()
+        .filter(|l| l.contains("nmstate-configuration["))
+        .collect()
+}
+
+/// The boot's nmstate-configuration found its file applied already and applied nothing.
+fn applies_nothing_new(r: &BootResult) -> bool {
+    let lines = nmstate_lines(r);
+    lines.iter().any(|l| l.contains("applied already"))
+        && !lines
+            .iter()
+            .any(|l| l.contains("applying the NMState file"))
+}
+
 /// A new `cluster.yml` (MCO writes it, then reboots): the next boot applies it once, inside
 /// NetworkManager's checkpoint, before network-online.target; the boot after that does not
 /// apply it again.
@@ -251,13 +268,6 @@ fn a_new_cluster_yml_is_applied_once_on_the_next_boot() {
     let mut node = node_boot();
     let ip = node_address(1);
     let ready = "systemctl is-active -q kubelet.service && ip route show default | grep -q br-ex";
-    let nmstate_lines = |r: &BootResult| -> Vec<String> {
-        r.journal
-            .lines()
-            .filter(|l| l.contains("nmstate-configuration["))
-            .map(str::to_owned)
-            .collect()
-    };
     // The first boot: no NMState file, the automatic path builds br-ex.
     let r = node.boot(ready);
     assert!(carries(&r, "br-ex", &ip), "{}", context(&r));
@@ -297,14 +307,7 @@ fn a_new_cluster_yml_is_applied_once_on_the_next_boot() {
     node.power_cycle();
     let r = node.boot(ready);
     let ctx = context(&r);
-    let lines = nmstate_lines(&r);
-    assert!(
-        lines.iter().any(|l| l.contains("applied already"))
-            && !lines
-                .iter()
-                .any(|l| l.contains("applying the NMState file")),
-        "not applied again\n{ctx}"
-    );
+    assert!(applies_nothing_new(&r), "not applied again\n{ctx}");
     assert!(carries(&r, "br-ex", &ip), "{ctx}");
     assert!(default_via(&r, "br-ex"), "{ctx}");
     assert_eq!(r.prop("kubelet.service", "ActiveState"), "active", "{ctx}");
@@ -392,16 +395,8 @@ systemctl show -p Result nmstate-configuration-live.service > /harness-out/live-
         "ip -o link show br-ex > /harness-out/mtu",
     );
     let ctx = context(&r);
-    let boot_lines: Vec<&str> = r
-        .journal
-        .lines()
-        .filter(|l| l.contains("nmstate-configuration["))
-        .collect();
     assert!(
-        boot_lines.iter().any(|l| l.contains("applied already"))
-            && !boot_lines
-                .iter()
-                .any(|l| l.contains("applying the NMState file")),
+        applies_nothing_new(&r),
         "the next boot applies nothing new\n{ctx}"
     );
     assert!(

@@ -1524,6 +1524,17 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
         c.command(&all, &cfg).output().unwrap()
     };
     let live = |yaml: &str| run(&["apply-live"], yaml);
+    // After a rollback: br-ex carries the node IP with its default route through the real
+    // gateway again (the rollback re-activates br-ex's profile: a moment without the node IP),
+    // and the node is reachable.
+    let back = |o: &std::process::Output| {
+        assert!(
+            wait_for(Duration::from_secs(15), || c.ready()),
+            "br-ex is back: {}",
+            c.context(o)
+        );
+        assert!(c.reachable());
+    };
     let ens4_address = "interfaces:
 - name: ens4
   type: ethernet
@@ -1616,12 +1627,7 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
         "{}",
         log(&o)
     );
-    assert!(
-        wait_for(Duration::from_secs(15), || c.ready()),
-        "the default route through the real gateway is back: {}",
-        c.context(&o)
-    );
-    assert!(c.reachable());
+    back(&o);
 
     // Only the API server cut off (a host route to api-int through a next hop that is not
     // there): the gateway and the resolver still answer, the API probe rolls it back.
@@ -1643,13 +1649,7 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
         route.trim().is_empty(),
         "the host route is rolled back: {route}"
     );
-    // The rollback re-activates br-ex's profile: a moment without the node IP.
-    assert!(
-        wait_for(Duration::from_secs(15), || c.ready()),
-        "br-ex is back: {}",
-        c.context(&o)
-    );
-    assert!(c.reachable());
+    back(&o);
 
     let o = live("interfaces: [");
     assert_eq!(o.status.code(), Some(2), "{}", log(&o));
@@ -1675,12 +1675,7 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
         "{}",
         log(&o)
     );
-    assert!(
-        wait_for(Duration::from_secs(15), || c.ready()),
-        "br-ex is back: {}",
-        c.context(&o)
-    );
-    assert!(c.reachable());
+    back(&o);
 
     // Before kubelet joined there is no kubelet kubeconfig: the bootstrap one
     // (/etc/kubernetes/kubeconfig, api-int) stands in for the API-server probe.

@@ -510,6 +510,12 @@ fn a_good_live_change_leaves_the_vips_where_they_are() {
     let rolled_back = t.elapsed();
     assert_eq!(status.code(), Some(1), "{log}");
     assert!(log.contains("rolled back"), "{log}");
+    // The node's DHCP default route stays under the new one (nmstate's `state: absent` does not
+    // remove it) and its gateway answers: the one traffic takes is the one that must answer.
+    assert!(
+        log.contains("the change made 198.51.100.99 the default gateway (through br-ex)"),
+        "{log}"
+    );
     let ip = node_address(api);
     let back = time_until(Duration::from_secs(20), || {
         holds(&node.node.ns, "br-ex", &ip)

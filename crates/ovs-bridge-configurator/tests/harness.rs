@@ -1623,11 +1623,39 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
     );
     assert_eq!(o.status.code(), Some(1), "{}", log(&o));
     assert!(
-        log(&o).contains("was rolled back after") && log(&o).contains("198.51.100.1"),
+        log(&o).contains("was rolled back after")
+            && log(&o).contains("the change made 198.51.100.77 the default gateway"),
         "{}",
         log(&o)
     );
     back(&o);
+    // The gateway replaced by one that answers (a second address of the router): committed,
+    // and back again the same way.
+    c.up.ns.addr("br0", "198.51.100.254/24", &[]).unwrap();
+    let via = |gateway: &str| {
+        format!(
+            "routes:
+  config:
+  - destination: 0.0.0.0/0
+    state: absent
+  - destination: 0.0.0.0/0
+    next-hop-address: {gateway}
+    next-hop-interface: br-ex
+"
+        )
+    };
+    for gateway in ["198.51.100.254", ROUTER] {
+        let o = live(&via(gateway));
+        assert!(o.status.success(), "{}", c.context(&o));
+        let answered = format!("the new gateway {gateway} answers through br-ex");
+        assert!(log(&o).contains(&answered), "{answered:?} in\n{}", log(&o));
+        let route = c.node.ns.ip(&["route", "show", "default"]).unwrap();
+        assert!(
+            route.starts_with(&format!("default via {gateway} dev br-ex")),
+            "{route}"
+        );
+        assert!(c.reachable());
+    }
 
     // Only the API server cut off (a host route to api-int through a next hop that is not
     // there): the gateway and the resolver still answer, the API probe rolls it back.

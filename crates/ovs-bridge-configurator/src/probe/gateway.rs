@@ -24,12 +24,13 @@ use super::BEFORE_LIMIT;
 /// How long one echo request is waited for before the next.
 const ROUND: Duration = Duration::from_millis(100);
 
-/// A main-table default gateway and the interface its route leaves by.
+/// A main-table default gateway, with the interface and metric of its lowest-metric route.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Gateway {
     pub ip: IpAddr,
     pub interface: String,
     pub ifindex: u32,
+    pub metric: u32,
 }
 
 /// How a gateway showed it is there.
@@ -39,27 +40,40 @@ pub enum Answer {
     Neighbour,
 }
 
-/// A gateway that answered before the change: it has to answer the same way after it.
+/// A default gateway as probed before the change: one that answered has to answer the same way
+/// after it; one that did not is never waited for.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Answered {
+pub struct Heard {
     pub ip: IpAddr,
-    pub answer: Answer,
+    pub answer: Option<Answer>,
 }
 
-/// A gateway that answered before and not after.
+/// Why the gateways failed the change (it is rolled back).
 #[derive(Debug, thiserror::Error)]
-#[error(
-    "the gateway {ip} answered {how} before the change and not {through} within {limit:?}: \
-     the new uplink does not forward"
-)]
-pub struct NotForwarding {
-    pub ip: IpAddr,
-    how: &'static str,
-    through: String,
-    limit: Duration,
+pub enum NotForwarding {
+    #[error(
+        "the gateway {ip} answered {how} before the change and not {through} within {limit:?}: \
+         the new uplink does not forward"
+    )]
+    Lost {
+        ip: IpAddr,
+        how: &'static str,
+        through: String,
+        limit: Duration,
+    },
+    #[error(
+        "the change made {ip} the default gateway (through {interface}) and it does not answer \
+         within {limit:?}: the node's traffic would leave by a gateway that is not there"
+    )]
+    New {
+        ip: IpAddr,
+        interface: String,
+        limit: Duration,
+    },
 }
 
-/// The main-table default gateways of `snap`, once each, in route order.
+/// The main-table default gateways of `snap`, once each (with the route traffic to it takes:
+/// the lowest metric), lowest metric first.
 pub fn default_gateways(snap: &Snapshot) -> Vec<Gateway> {
     let mut out: Vec<Gateway> = Vec::new();
     for r in snap.main_routes().filter(|r| r.is_default()) {
@@ -69,19 +83,34 @@ pub fn default_gateways(snap: &Snapshot) -> Vec<Gateway> {
         let Some(link) = snap.links.iter().find(|l| l.index == ifindex) else {
             continue;
         };
-        if !out.iter().any(|g| g.ip == ip) {
-            out.push(Gateway {
-                ip,
-                interface: link.name.clone(),
-                ifindex,
-            });
+        let g = Gateway {
+            ip,
+            interface: link.name.clone(),
+            ifindex,
+            metric: r.metric,
+        };
+        match out.iter_mut().find(|o| o.ip == ip) {
+            Some(o) if o.metric > g.metric => *o = g,
+            Some(_) => {}
+            None => out.push(g),
         }
     }
+    out.sort_by_key(|g| g.metric);
     out
 }
 
-/// Which of `gateways` answer now (all probed at once, for up to a second).
-pub async fn answering(gateways: &[Gateway]) -> Vec<Answered> {
+/// The gateways the node's traffic leaves by: in each address family, those of the
+/// lowest-metric default routes (the kernel's choice).
+fn taken(gateways: &[Gateway]) -> impl Iterator<Item = &Gateway> {
+    gateways.iter().filter(|g| {
+        !gateways
+            .iter()
+            .any(|o| o.ip.is_ipv4() == g.ip.is_ipv4() && o.metric < g.metric)
+    })
+}
+
+/// Probes every one of `gateways` now (all at once, for up to a second) and says which answer.
+pub async fn answering(gateways: &[Gateway]) -> Vec<Heard> {
     let start = Instant::now();
     let probes = gateways.iter().map(|g| async move {
         let answer = probe(g, BEFORE_LIMIT, Answer::Echo).await;
@@ -91,78 +120,157 @@ pub async fn answering(gateways: &[Gateway]) -> Vec<Answered> {
     gateways
         .iter()
         .zip(answers)
-        .filter_map(|(g, (a, took))| {
-            let Some(answer) = a else {
+        .map(|(g, (answer, took))| {
+            match answer {
                 // Said, not an error: a gateway that filters ICMP and was not heard from lately
                 // proves nothing either way, and the change must not wait on it.
-                tracing::info!(
+                None => tracing::info!(
                     "gateway {} does not answer through {} within {BEFORE_LIMIT:?}: it is not \
                      awaited after the change",
                     g.ip,
                     g.interface
-                );
-                return None;
-            };
-            tracing::info!(
-                "gateway {} answers ({answer:?}) through {} within {:.3} s: it must answer after \
-                 the change",
-                g.ip,
-                g.interface,
-                took.as_secs_f64()
-            );
-            Some(Answered { ip: g.ip, answer })
+                ),
+                Some(answer) => tracing::info!(
+                    "gateway {} answers ({answer:?}) through {} within {:.3} s: it must answer \
+                     after the change",
+                    g.ip,
+                    g.interface,
+                    took.as_secs_f64()
+                ),
+            }
+            Heard { ip: g.ip, answer }
         })
         .collect()
 }
 
-/// Waits until every gateway of `before` answers again (an echo where it gave one, else either),
-/// through whatever interface its default route leaves by now; until `deadline`, `limit` after
-/// `start`.
+/// A gateway that has to answer now, and how.
+#[derive(Debug)]
+struct Due {
+    gateway: Gateway,
+    /// The answer it gave before the change; `None` for a gateway the change brought.
+    before: Option<Answer>,
+}
+
+impl Due {
+    fn passes(&self, answer: Option<Answer>) -> bool {
+        match self.before {
+            Some(Answer::Echo) => answer == Some(Answer::Echo),
+            Some(Answer::Neighbour) | None => answer.is_some(),
+        }
+    }
+
+    fn failure(&self, limit: Duration) -> NotForwarding {
+        let ip = self.gateway.ip;
+        match self.before {
+            Some(how) => NotForwarding::Lost {
+                ip,
+                how: how.described(),
+                through: format!("through {}", self.gateway.interface),
+                limit,
+            },
+            None => NotForwarding::New {
+                ip,
+                interface: self.gateway.interface.clone(),
+                limit,
+            },
+        }
+    }
+}
+
+impl Answer {
+    fn described(self) -> &'static str {
+        match self {
+            Answer::Echo => "an echo request",
+            Answer::Neighbour => "neighbour resolution",
+        }
+    }
+}
+
+/// The gateways that must answer after the change, given the default gateways `now`; or, while
+/// one that answered before is missing from them (its route not back yet), that one.
+///
+/// In each address family where a gateway answered before the change:
+/// - every gateway the family's traffic takes now, which catches a change that leaves the old
+///   gateway's route in place (a DHCP default route, which nmstate's `state: absent` does not
+///   remove) under a lower-metric one through a gateway that is not there;
+/// - every gateway that answered before: awaited until its default route is back, unless the
+///   change gave the family a new gateway (it replaced the old one), which then stands in.
+fn due(before: &[Heard], now: &[Gateway]) -> Result<Vec<Due>, (IpAddr, Answer)> {
+    let mut out = Vec::new();
+    for v4 in [true, false] {
+        let family = |ip: &IpAddr| ip.is_ipv4() == v4;
+        if !before.iter().any(|b| family(&b.ip) && b.answer.is_some()) {
+            continue;
+        }
+        let was_default = |g: &Gateway| before.iter().any(|b| b.ip == g.ip);
+        let taken: Vec<&Gateway> = taken(now).filter(|g| family(&g.ip)).collect();
+        let replaced = taken.iter().any(|g| !was_default(g));
+        for b in before.iter().filter(|b| family(&b.ip)) {
+            match (now.iter().find(|g| g.ip == b.ip), b.answer) {
+                (Some(g), Some(answer)) => out.push(Due {
+                    gateway: g.clone(),
+                    before: Some(answer),
+                }),
+                (None, Some(answer)) if !replaced => return Err((b.ip, answer)),
+                _ => {}
+            }
+        }
+        out.extend(taken.into_iter().filter(|g| !was_default(g)).map(|g| Due {
+            gateway: g.clone(),
+            before: None,
+        }));
+    }
+    Ok(out)
+}
+
+/// Waits until the gateways [`due`] after the change answer (an echo where one was given
+/// before, else either), through whatever interface their default routes leave by now; until
+/// `limit` after `start`. Routes are read again between probes of at most [`BEFORE_LIMIT`], so
+/// a route that moves during the wait is followed.
 pub async fn await_forwarding(
     reader: &mut NetlinkReader,
-    before: &[Answered],
+    before: &[Heard],
     start: Instant,
     limit: Duration,
 ) -> Result<(), NotForwarding> {
     let deadline = start + limit;
-    for want in before {
-        let mut through = "by any default route".to_owned();
-        loop {
-            let now = default_gateways(&reader.snapshot().await.unwrap_or_default());
-            let answer = match now.iter().find(|g| g.ip == want.ip) {
-                Some(g) => {
-                    through = format!("through {}", g.interface);
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    probe(g, left, want.answer).await
+    let mut answered: Vec<Gateway> = Vec::new();
+    loop {
+        let now = default_gateways(&reader.snapshot().await.unwrap_or_default());
+        let next = match due(before, &now) {
+            Err((ip, answer)) => {
+                if Instant::now() >= deadline {
+                    return Err(NotForwarding::Lost {
+                        ip,
+                        how: answer.described(),
+                        through: "by any default route".to_owned(),
+                        limit,
+                    });
                 }
-                None => {
-                    tokio::time::sleep(ROUND).await;
-                    None
-                }
-            };
-            if answer == Some(want.answer) || (answer.is_some() && want.answer == Answer::Neighbour)
-            {
-                tracing::info!(
-                    "gateway {} answers {through}, {:.2} s after activation",
-                    want.ip,
-                    start.elapsed().as_secs_f64()
-                );
-                break;
+                tokio::time::sleep(ROUND).await;
+                continue;
             }
-            if Instant::now() >= deadline {
-                return Err(NotForwarding {
-                    ip: want.ip,
-                    how: match want.answer {
-                        Answer::Echo => "an echo request",
-                        Answer::Neighbour => "neighbour resolution",
-                    },
-                    through,
-                    limit,
-                });
-            }
+            Ok(due) => due.into_iter().find(|d| !answered.contains(&d.gateway)),
+        };
+        let Some(d) = next else {
+            return Ok(());
+        };
+        let left = deadline.saturating_duration_since(Instant::now());
+        let enough = d.before.unwrap_or(Answer::Neighbour);
+        let answer = probe(&d.gateway, left.min(BEFORE_LIMIT), enough).await;
+        if d.passes(answer) {
+            tracing::info!(
+                "{}gateway {} answers through {}, {:.2} s after activation",
+                if d.before.is_none() { "the new " } else { "" },
+                d.gateway.ip,
+                d.gateway.interface,
+                start.elapsed().as_secs_f64()
+            );
+            answered.push(d.gateway);
+        } else if Instant::now() >= deadline {
+            return Err(d.failure(limit));
         }
     }
-    Ok(())
 }
 
 /// Echo requests to `g` every [`ROUND`] for up to `limit`, with a look at the neighbour table
@@ -484,7 +592,7 @@ mod tests {
     }
 
     #[test]
-    fn default_gateways_are_the_main_tables_once_each() {
+    fn default_gateways_are_the_main_tables_once_each_by_their_lowest_metric() {
         let snap = snapshot()
             .link(2, "bond0")
             .link(3, "br-ex")
@@ -495,6 +603,121 @@ mod tests {
         let gws = default_gateways(&snap);
         let ips: Vec<String> = gws.iter().map(|g| g.ip.to_string()).collect();
         assert_eq!(ips, ["198.51.100.1", "fe80::1"]);
-        assert_eq!(gws[0].interface, "bond0");
+        assert_eq!(
+            gws[0].interface, "br-ex",
+            "traffic takes the metric 48 route"
+        );
+    }
+
+    fn gateways(routes: &[(u32, &str, u32)]) -> Vec<Gateway> {
+        let mut b = snapshot().link(2, "ens3").link(3, "br-ex");
+        for &(oif, ip, metric) in routes {
+            b = b.default_via(oif, ip, metric);
+        }
+        default_gateways(&b.build())
+    }
+
+    fn heard(ip: &str, answer: Option<Answer>) -> Heard {
+        Heard {
+            ip: ip.parse().unwrap(),
+            answer,
+        }
+    }
+
+    /// What `due` asks for, as (gateway, interface, how it answered before).
+    fn asked(before: &[Heard], now: &[Gateway]) -> Vec<(String, String, Option<Answer>)> {
+        due(before, now)
+            .unwrap()
+            .into_iter()
+            .map(|d| (d.gateway.ip.to_string(), d.gateway.interface, d.before))
+            .collect()
+    }
+
+    fn of(ip: &str, interface: &str, before: Option<Answer>) -> (String, String, Option<Answer>) {
+        (ip.into(), interface.into(), before)
+    }
+
+    #[test]
+    fn a_converted_uplinks_gateway_answers_through_br_ex() {
+        let before = [heard("198.51.100.1", Some(Answer::Echo))];
+        let now = gateways(&[(3, "198.51.100.1", 48), (2, "198.51.100.1", 100)]);
+        assert_eq!(
+            asked(&before, &now),
+            [of("198.51.100.1", "br-ex", Some(Answer::Echo))]
+        );
+    }
+
+    #[test]
+    fn a_lower_metric_default_route_through_a_new_gateway_must_answer_too() {
+        // nmstate's `state: absent` leaves the DHCP default route; the static one wins.
+        let before = [heard("198.51.100.1", Some(Answer::Echo))];
+        let now = gateways(&[(3, "198.51.100.1", 48), (3, "198.51.100.99", 0)]);
+        assert_eq!(
+            asked(&before, &now),
+            [
+                of("198.51.100.1", "br-ex", Some(Answer::Echo)),
+                of("198.51.100.99", "br-ex", None)
+            ]
+        );
+        let d = due(&before, &now).unwrap();
+        assert!(
+            d[1].passes(Some(Answer::Neighbour)),
+            "a new gateway may answer either way"
+        );
+        assert!(
+            !d[0].passes(Some(Answer::Neighbour)),
+            "an echo before asks for an echo"
+        );
+        assert!(
+            d[1].failure(Duration::from_secs(8))
+                .to_string()
+                .contains("made 198.51.100.99 the default gateway (through br-ex)")
+        );
+    }
+
+    #[test]
+    fn a_new_gateway_replaces_the_old_one_and_a_missing_one_is_waited_for() {
+        let before = [heard("198.51.100.1", Some(Answer::Echo))];
+        let replaced = gateways(&[(3, "198.51.100.254", 48)]);
+        assert_eq!(
+            asked(&before, &replaced),
+            [of("198.51.100.254", "br-ex", None)]
+        );
+        // No IPv4 default route yet (DHCP on br-ex still under way): the old one is awaited.
+        let missing = gateways(&[(3, "2001:db8:1::1", 48)]);
+        assert_eq!(
+            due(&before, &missing).unwrap_err(),
+            ("198.51.100.1".parse().unwrap(), Answer::Echo)
+        );
+        // Another gateway that was a default before taking the traffic does not replace it.
+        let before = [
+            heard("198.51.100.1", Some(Answer::Echo)),
+            heard("198.51.100.2", None),
+        ];
+        let moved = gateways(&[(2, "198.51.100.2", 10)]);
+        assert!(due(&before, &moved).is_err());
+    }
+
+    #[test]
+    fn a_family_whose_gateways_were_silent_is_not_awaited() {
+        let before = [
+            heard("198.51.100.1", None),
+            heard("2001:db8:1::1", Some(Answer::Neighbour)),
+        ];
+        let now = gateways(&[(3, "198.51.100.99", 0), (3, "2001:db8:1::1", 48)]);
+        assert_eq!(
+            asked(&before, &now),
+            [of("2001:db8:1::1", "br-ex", Some(Answer::Neighbour))]
+        );
+        // A silent secondary gateway next to an answering one is not awaited either.
+        let before = [
+            heard("198.51.100.1", Some(Answer::Echo)),
+            heard("198.51.100.2", None),
+        ];
+        let now = gateways(&[(3, "198.51.100.1", 48), (2, "198.51.100.2", 100)]);
+        assert_eq!(
+            asked(&before, &now),
+            [of("198.51.100.1", "br-ex", Some(Answer::Echo))]
+        );
     }
 }

@@ -2,7 +2,8 @@
 //! and the day-2 `apply-live` share them): kubernetes-nmstate's set, looked at before the change
 //! to select the ones that work, then awaited after it until each passes again.
 //!
-//! - every main-table default gateway ([`gateway`]): ready means forwarding;
+//! - every main-table default gateway, and the one traffic takes after the change ([`gateway`]):
+//!   ready means forwarding;
 //! - every nameserver of resolv.conf ([`dns`]);
 //! - the API server, through the kubelet's kubeconfig, else the bootstrap one (api-int either
 //!   way), and on a running node (a live change) its readiness ([`api`]).
@@ -20,7 +21,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-pub use gateway::{Answer, Answered, Gateway, NotForwarding, default_gateways};
+pub use gateway::{Answer, Gateway, Heard, NotForwarding, default_gateways};
 use selection::model::Snapshot;
 use selection::netlink::NetlinkReader;
 
@@ -75,7 +76,7 @@ impl Targets {
 #[derive(Clone, Debug)]
 pub struct Selected {
     targets: Targets,
-    gateways: Vec<Answered>,
+    gateways: Vec<Heard>,
     nameservers: Vec<IpAddr>,
     /// The API server's URL, and whether the node was Ready.
     api: Option<(String, bool)>,

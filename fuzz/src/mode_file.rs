@@ -8,7 +8,7 @@ pub fn check(data: &[u8]) {
     let Some(text) = crate::text(data) else {
         return;
     };
-    if parse_mode(text) == Ok(Mode::Unicast) {
+    if matches!(parse_mode(text), Ok(Mode::Unicast)) {
         assert!(
             text.contains("mode"),
             "unicast without a mode key: {text:?}"

@@ -9,11 +9,12 @@
 use std::net::IpAddr;
 
 use keepalived_monitor::build::{Inputs, build};
+use keepalived_monitor::check_scripts::default_scripts;
 use keepalived_monitor::kube_node::NodeView;
 use keepalived_monitor::kube_source::peer_of;
 use keepalived_monitor::model::{Mode, Role};
 use keepalived_monitor::peers::Peers;
-use keepalived_monitor::settings::{PeerSource, Reload, Settings, default_scripts};
+use keepalived_monitor::settings::{PeerSource, Reload, Settings};
 use selection::fixture::snapshot;
 
 /// The interface and addresses the candidate is rendered for; the replay test builds the same

@@ -2,7 +2,7 @@
 //! atomically, and telling keepalived to reload.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use nix::sys::signal::{Signal, kill};
@@ -10,8 +10,9 @@ use nix::unistd::Pid;
 use selection::atomic::write_atomic;
 
 use crate::model::Mode;
+use crate::retry::Retry;
 use crate::settings::{Reload, Settings};
-use crate::systemd::Systemd;
+use crate::systemd::{Systemd, SystemdError};
 
 /// The mode upstream's mode files ask for; `monitor-user.conf` wins over `monitor.conf`;
 /// without either, the configured default. A file that cannot be parsed is skipped with a
@@ -29,19 +30,27 @@ pub fn desired_mode(s: &Settings) -> Mode {
     s.mode
 }
 
+/// Why a mode file was skipped.
+#[derive(Debug, thiserror::Error)]
+pub enum ModeFileError {
+    #[error("not YAML: {0}")]
+    NotYaml(serde_yaml::Error),
+    #[error("not a YAML mapping (expected `mode: unicast` or `mode: multicast`)")]
+    NotAMapping,
+}
+
 /// A mode file as upstream reads it: a YAML mapping whose `mode` is `unicast`; any other value,
 /// no `mode` key or an empty document means multicast (Go's zero value); other keys (`time`) are
 /// ignored.
-pub fn parse_mode(text: &str) -> Result<Mode, String> {
-    let doc: serde_yaml::Value =
-        serde_yaml::from_str(text).map_err(|e| format!("not YAML: {e}"))?;
+pub fn parse_mode(text: &str) -> Result<Mode, ModeFileError> {
+    let doc: serde_yaml::Value = serde_yaml::from_str(text).map_err(ModeFileError::NotYaml)?;
     match doc {
         serde_yaml::Value::Null => Ok(Mode::Multicast),
         serde_yaml::Value::Mapping(m) => match m.get("mode") {
             Some(serde_yaml::Value::String(v)) if v == "unicast" => Ok(Mode::Unicast),
             _ => Ok(Mode::Multicast),
         },
-        _ => Err("not a YAML mapping (expected `mode: unicast` or `mode: multicast`)".into()),
+        _ => Err(ModeFileError::NotAMapping),
     }
 }
 
@@ -55,6 +64,12 @@ pub enum ValidateError {
     /// the candidate, so it is retried.
     #[error("cannot run keepalived -t: {0}")]
     CannotRun(String),
+}
+
+impl Retry for ValidateError {
+    fn worth_retrying(&self) -> bool {
+        matches!(self, ValidateError::CannotRun(_))
+    }
 }
 
 /// `keepalived -t -f <candidate>` in the current network namespace (where the interfaces must
@@ -91,49 +106,165 @@ pub fn validate(output: &Path, text: &str) -> Result<(), ValidateError> {
     })
 }
 
+/// `keepalived -t` of the pending candidate, started (in a blocking thread) as soon as the
+/// candidate is offered: by the end of the debounce window it is usually done, so the reload
+/// follows the window at once instead of after another `keepalived -t` of a large file.
+pub struct Validation {
+    text: String,
+    result: tokio::task::JoinHandle<Result<(), ValidateError>>,
+}
+
+impl Validation {
+    pub fn start(output: &Path, text: String) -> Validation {
+        let (output, candidate) = (output.to_owned(), text.clone());
+        Validation {
+            text,
+            result: tokio::task::spawn_blocking(move || validate(&output, &candidate)),
+        }
+    }
+
+    /// The verdict on `text`: the one started for it, or a fresh run.
+    pub async fn of(
+        started: Option<Validation>,
+        output: &Path,
+        text: &str,
+    ) -> Result<(), ValidateError> {
+        let v = match started {
+            Some(v) if v.text == text => v,
+            _ => Validation::start(output, text.to_owned()),
+        };
+        v.result
+            .await
+            .unwrap_or_else(|e| Err(ValidateError::CannotRun(e.to_string())))
+    }
+}
+
+/// Writes a validated `text` to `output` and, where keepalived.service waits for it, this
+/// boot's `marker` (see [`RENDERED_MARKER`]).
+pub fn install(output: &Path, text: &str, marker: Option<&Path>) -> Result<(), WriteError> {
+    write(output, text)?;
+    if let Some(m) = marker {
+        selection::atomic::touch(m).map_err(|source| WriteError {
+            path: m.to_owned(),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
+/// keepalived.conf could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {}: {source}", path.display())]
+pub struct WriteError {
+    path: PathBuf,
+    source: std::io::Error,
+}
+
 /// Writes `text` when it differs from the live file; returns whether it did.
-pub fn write(output: &Path, text: &str) -> Result<bool, String> {
+pub fn write(output: &Path, text: &str) -> Result<bool, WriteError> {
     if std::fs::read(output).ok().as_deref() == Some(text.as_bytes()) {
         return Ok(false);
     }
-    write_atomic(output, text.as_bytes(), 0o644)
-        .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+    write_atomic(output, text.as_bytes(), 0o644).map_err(|source| WriteError {
+        path: output.to_owned(),
+        source,
+    })?;
     Ok(true)
+}
+
+/// Why keepalived could not be told to reload or stop.
+#[derive(Debug, thiserror::Error)]
+pub enum TellError {
+    #[error("keepalived not running ({}: {source})", pidfile.display())]
+    NoPidfile {
+        pidfile: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} holds {content:?}, not a keepalived pid", pidfile.display())]
+    NotAPid { pidfile: PathBuf, content: String },
+    #[error("keepalived not running (pid {pid} from {} does not exist)", pidfile.display())]
+    Gone { pidfile: PathBuf, pid: i32 },
+    #[error("{} is stale: pid {pid} is {comm:?}, not keepalived", pidfile.display())]
+    Stale {
+        pidfile: PathBuf,
+        pid: i32,
+        comm: String,
+    },
+    #[error("{signal} to keepalived {pid}: {source}")]
+    Signal {
+        signal: Signal,
+        pid: i32,
+        source: nix::Error,
+    },
+    #[error("{}: {source}", socket.display())]
+    Socket {
+        socket: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Systemd(#[from] SystemdError),
+}
+
+impl Retry for TellError {
+    /// A keepalived that is not running yet, or restarting, is there next time; a pidfile
+    /// that holds no pid, or a signal not permitted, stays so.
+    fn worth_retrying(&self) -> bool {
+        match self {
+            TellError::NotAPid { .. } => false,
+            TellError::Signal { source, .. } => *source == nix::Error::ESRCH,
+            TellError::Systemd(e) => e.worth_retrying(),
+            TellError::NoPidfile { .. }
+            | TellError::Gone { .. }
+            | TellError::Stale { .. }
+            | TellError::Socket { .. } => true,
+        }
+    }
 }
 
 /// Signals the keepalived whose pid `p` holds. A pidfile is only trusted when it names a live
 /// process (not init) called keepalived: a stale file whose pid was reused must never get a
 /// SIGTERM meant for keepalived.
-fn signal_pidfile(p: &Path, sig: Signal) -> Result<(), String> {
-    let text = std::fs::read_to_string(p)
-        .map_err(|e| format!("keepalived not running ({}: {e})", p.display()))?;
+fn signal_pidfile(p: &Path, signal: Signal) -> Result<(), TellError> {
+    let pidfile = || p.to_owned();
+    let text = std::fs::read_to_string(p).map_err(|source| TellError::NoPidfile {
+        pidfile: pidfile(),
+        source,
+    })?;
     let pid: i32 = text
         .trim()
         .parse()
         .ok()
         .filter(|pid| *pid > 1)
-        .ok_or_else(|| format!("{} holds {text:?}, not a keepalived pid", p.display()))?;
-    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).map_err(|_| {
-        format!(
-            "keepalived not running (pid {pid} from {} does not exist)",
-            p.display()
-        )
-    })?;
+        .ok_or_else(|| TellError::NotAPid {
+            pidfile: pidfile(),
+            content: text.clone(),
+        })?;
+    let comm =
+        std::fs::read_to_string(format!("/proc/{pid}/comm")).map_err(|_| TellError::Gone {
+            pidfile: pidfile(),
+            pid,
+        })?;
     if comm.trim_end() != "keepalived" {
-        return Err(format!(
-            "{} is stale: pid {pid} is {:?}, not keepalived",
-            p.display(),
-            comm.trim_end()
-        ));
+        return Err(TellError::Stale {
+            pidfile: pidfile(),
+            pid,
+            comm: comm.trim_end().to_owned(),
+        });
     }
-    kill(Pid::from_raw(pid), sig).map_err(|e| format!("{sig} to keepalived {pid}: {e}"))
+    kill(Pid::from_raw(pid), signal).map_err(|source| TellError::Signal {
+        signal,
+        pid,
+        source,
+    })
 }
 
-fn send_socket(p: &Path, message: &str) -> Result<(), String> {
-    let mut s =
-        std::os::unix::net::UnixStream::connect(p).map_err(|e| format!("{}: {e}", p.display()))?;
-    s.write_all(message.as_bytes())
-        .map_err(|e| format!("{}: {e}", p.display()))
+fn send_socket(p: &Path, message: &str) -> Result<(), TellError> {
+    let failed = |source| TellError::Socket {
+        socket: p.to_owned(),
+        source,
+    };
+    let mut s = std::os::unix::net::UnixStream::connect(p).map_err(failed)?;
+    s.write_all(message.as_bytes()).map_err(failed)
 }
 
 /// The marker, in `keepalived_run_dir`, that this boot's keepalived.conf passed `keepalived -t`
@@ -143,18 +274,18 @@ pub const RENDERED_MARKER: &str = "rendered";
 /// Tells keepalived to load the new file, starting it when it is not running (systemd's
 /// ReloadOrRestartUnit; the static-pod socket script starts it on `reload`). The pidfile
 /// method can only signal a running keepalived.
-pub async fn reload(method: &Reload) -> Result<(), String> {
+pub async fn reload(method: &Reload) -> Result<(), TellError> {
     match method {
-        Reload::Systemd => Systemd::connect().await?.reload_or_start().await,
+        Reload::Systemd => Ok(Systemd::connect().await?.reload_or_start().await?),
         Reload::Pidfile(p) => signal_pidfile(p, Signal::SIGHUP),
         Reload::Socket(p) => send_socket(p, "reload\n"),
     }
 }
 
 /// Stops keepalived (the bootstrap watchdog, when the local API is gone).
-pub async fn stop(method: &Reload) -> Result<(), String> {
+pub async fn stop(method: &Reload) -> Result<(), TellError> {
     match method {
-        Reload::Systemd => Systemd::connect().await?.stop().await,
+        Reload::Systemd => Ok(Systemd::connect().await?.stop().await?),
         Reload::Pidfile(p) => signal_pidfile(p, Signal::SIGTERM),
         Reload::Socket(p) => send_socket(p, "stop\n"),
     }
@@ -183,7 +314,7 @@ pub fn keepalived_running() -> bool {
 
 /// Removes VIPs a crashed keepalived left on any interface (BZ 1931505); keepalived.service's
 /// `ExecStartPre=` runs it (`remove-stale-vips`), as upstream's wrapper did before keepalived.
-pub async fn remove_stale_vips(vips: &[std::net::IpAddr]) -> Result<(), String> {
+pub async fn remove_stale_vips(vips: &[std::net::IpAddr]) -> Result<(), StaleVipError> {
     use futures_util::TryStreamExt;
     use rtnetlink::packet_route::address::AddressAttribute;
     let remove = |handle: rtnetlink::Handle| async move {
@@ -207,10 +338,16 @@ pub async fn remove_stale_vips(vips: &[std::net::IpAddr]) -> Result<(), String> 
         }
         Ok::<(), rtnetlink::Error>(())
     };
-    selection::service::with_netlink(remove)
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())
+    Ok(selection::service::with_netlink(remove).await??)
+}
+
+/// Why the stale VIPs could not be removed.
+#[derive(Debug, thiserror::Error)]
+pub enum StaleVipError {
+    #[error(transparent)]
+    Socket(#[from] selection::netlink::NetlinkError),
+    #[error("netlink: {0}")]
+    Netlink(#[from] rtnetlink::Error),
 }
 
 #[cfg(test)]
@@ -231,7 +368,7 @@ mod tests {
             ("time: 2024-01-01T00:00:00Z\n", Mode::Multicast),
             ("", Mode::Multicast),
         ] {
-            assert_eq!(parse_mode(text), Ok(mode), "{text:?}");
+            assert_eq!(parse_mode(text).unwrap(), mode, "{text:?}");
         }
         for bad in ["mode: [unicast\n", "unicast\n", "- mode: unicast\n"] {
             assert!(parse_mode(bad).is_err(), "{bad:?}");
@@ -244,7 +381,7 @@ mod tests {
         let p = d.path().join("keepalived.pid");
         let err = |content: &str| {
             std::fs::write(&p, content).unwrap();
-            signal_pidfile(&p, Signal::SIGHUP).unwrap_err()
+            signal_pidfile(&p, Signal::SIGHUP).unwrap_err().to_string()
         };
         assert!(err("1\n").contains("not a keepalived pid"));
         assert!(err("-5").contains("not a keepalived pid"));

@@ -5,9 +5,10 @@ use std::net::IpAddr;
 use selection::fixture::{ip, snapshot};
 
 use crate::build::{BuildError, Inputs, build};
+use crate::check_scripts::default_scripts;
 use crate::model::{Mode, Role};
 use crate::peers::{Peer, Peers};
-use crate::settings::{Reload, Settings, default_scripts};
+use crate::settings::{Reload, Settings};
 
 pub(crate) fn settings(role: Role, api: &[&str], ingress: &[&str]) -> Settings {
     Settings {

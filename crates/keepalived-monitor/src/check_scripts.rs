@@ -5,11 +5,12 @@
 //! +20/+5/+3/+50 weights never apply and the VIP stops following a healthy HAProxy, API server,
 //! machine-config-server or router.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use selection::atomic::write_atomic;
 
-use crate::settings::Settings;
+use crate::model::Script;
 
 /// HAProxy answers `haproxy_ready` and its API redirect rule is in place (`chk_ocp_lb`, +20).
 pub const OCP: &str = "chk_ocp_script.sh";
@@ -27,17 +28,15 @@ pub const REDIRECT_FLAG: &str = "iptables-rule-exists";
 /// HAProxy's readiness endpoint on masters (MCO's haproxy template: `:::9444`).
 const HAPROXY_READY: &str = "http://localhost:9444/haproxy_ready";
 
-/// The scripts' names and texts for these settings (pure).
-pub fn render(s: &Settings) -> [(&'static str, String); 4] {
-    let flag = s.keepalived_run_dir.join(REDIRECT_FLAG);
+/// The scripts' names and texts (pure): the redirect flag lives in `run_dir`, the local API
+/// server listens on `api_port`.
+pub fn render(run_dir: &Path, api_port: u16) -> [(&'static str, String); 4] {
+    let flag = run_dir.join(REDIRECT_FLAG);
     let lb = format!(
         "/usr/bin/curl -o /dev/null -kLfs {HAPROXY_READY} && [ -e {} ]",
         flag.display()
     );
-    let readyz = format!(
-        "/usr/bin/curl -o /dev/null -kLfs https://localhost:{}/readyz",
-        s.api_port
-    );
+    let readyz = format!("/usr/bin/curl -o /dev/null -kLfs https://localhost:{api_port}/readyz");
     let script = |what: &str, body: &str| {
         format!(
             "#!/bin/bash\n# Written by keepalived-monitor at start; edits are overwritten.\n\
@@ -79,13 +78,59 @@ pub fn render(s: &Settings) -> [(&'static str, String); 4] {
     ]
 }
 
-/// Writes the scripts into `keepalived_dir` (mode 0755, owned by root: keepalived's
-/// `enable_script_security` refuses anything others can write), each only when it differs.
-pub fn write(s: &Settings) -> std::io::Result<()> {
-    for (name, text) in render(s) {
-        let path = s.keepalived_dir.join(name);
-        if !same(&path, &text) {
-            write_atomic(&path, text.as_bytes(), 0o755)?;
+fn script(command: &str, interval: u32, weight: Option<i32>, rise: u32, fall: u32) -> Script {
+    Script {
+        command: command.into(),
+        interval,
+        weight,
+        rise,
+        fall,
+    }
+}
+
+/// The reference's check scripts and weights (MCO's master template): the `vrrp_script`s that
+/// run the files [`write`] puts into `keepalived_dir`, and two curls of the router's health port.
+pub fn default_scripts(keepalived_dir: &Path) -> BTreeMap<String, Script> {
+    let file = |name: &str, timeout: &str| {
+        format!(
+            "/usr/bin/timeout {timeout} {}",
+            keepalived_dir.join(name).display()
+        )
+    };
+    [
+        ("chk_ocp_lb", script(&file(OCP, "1.9"), 2, Some(20), 3, 3)),
+        ("chk_ocp_both", script(&file(OCP_BOTH, "1.9"), 2, Some(5), 3, 3)),
+        ("chk_mcs", script(&file(MCS, "1.9"), 2, Some(3), 3, 3)),
+        (
+            "chk_ingress_ready",
+            script("/usr/bin/timeout 0.9 /usr/bin/curl -o /dev/null -Lfs http://localhost:1936/healthz/ready", 1, Some(10), 3, 2),
+        ),
+        ("chk_ingress", script("/usr/bin/timeout 0.9 /usr/bin/curl -o /dev/null -Lfs http://localhost:1936/healthz", 1, None, 3, 2)),
+        ("chk_default_ingress", script(&file(DEFAULT_INGRESS, "4.9"), 5, Some(50), 3, 2)),
+    ]
+    .into_iter()
+    .map(|(n, s)| (n.to_string(), s))
+    .collect()
+}
+
+/// A check script that could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the check script {}: {source}", path.display())]
+pub struct WriteError {
+    pub path: std::path::PathBuf,
+    source: std::io::Error,
+}
+
+/// Writes `scripts` into `dir` (mode 0755, owned by root: keepalived's `enable_script_security`
+/// refuses anything others can write), each only when it differs.
+pub fn write(dir: &Path, scripts: &[(&str, String)]) -> Result<(), WriteError> {
+    for (name, text) in scripts {
+        let path = dir.join(name);
+        if !same(&path, text) {
+            write_atomic(&path, text.as_bytes(), 0o755).map_err(|source| WriteError {
+                path: path.clone(),
+                source,
+            })?;
             tracing::info!("wrote {}", path.display());
         }
     }
@@ -103,17 +148,13 @@ fn same(path: &Path, text: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn settings(dir: &Path) -> Settings {
-        let mut s = crate::build_tests::settings(crate::model::Role::Master, &["192.0.2.5"], &[]);
-        s.keepalived_dir = dir.to_path_buf();
-        s.api_port = 7443;
-        s
+    fn scripts() -> [(&'static str, String); 4] {
+        render(Path::new("/run/keepalived"), 7443)
     }
 
     #[test]
     fn the_scripts_call_the_hosts_tools_with_the_api_port_and_the_flag() {
-        let s = settings(Path::new("/etc/keepalived"));
-        let [ocp, both, mcs, ingress] = render(&s);
+        let [ocp, both, mcs, ingress] = scripts();
         assert_eq!(
             ocp.1,
             "#!/bin/bash\n# Written by keepalived-monitor at start; edits are overwritten.\n\
@@ -149,9 +190,8 @@ mod tests {
     fn the_scripts_are_written_executable_and_rewritten_only_when_they_differ() {
         use std::os::unix::fs::PermissionsExt;
         let d = tempfile::tempdir().unwrap();
-        let s = settings(d.path());
-        write(&s).unwrap();
-        for (name, text) in render(&s) {
+        write(d.path(), &scripts()).unwrap();
+        for (name, text) in scripts() {
             let p = d.path().join(name);
             assert_eq!(std::fs::read_to_string(&p).unwrap(), text);
             let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o7777;
@@ -160,10 +200,10 @@ mod tests {
         let p = d.path().join(OCP);
         let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
         let before = inode(&p);
-        write(&s).unwrap();
+        write(d.path(), &scripts()).unwrap();
         assert_eq!(inode(&p), before, "unchanged: not rewritten");
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o777)).unwrap();
-        write(&s).unwrap();
+        write(d.path(), &scripts()).unwrap();
         let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o7777;
         assert_eq!(mode, 0o755, "a loosened mode is repaired");
     }
@@ -172,9 +212,8 @@ mod tests {
     #[test]
     fn the_scripts_are_valid_bash() {
         let d = tempfile::tempdir().unwrap();
-        let s = settings(d.path());
-        write(&s).unwrap();
-        for (name, _) in render(&s) {
+        write(d.path(), &scripts()).unwrap();
+        for (name, _) in scripts() {
             let out = std::process::Command::new("bash")
                 .arg("-n")
                 .arg(d.path().join(name))

@@ -57,21 +57,46 @@ pub fn credential_files(kubeconfig: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// Why no client could be built from the kubeconfig.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("cannot build a Kubernetes client from {}: {source}", path.display())]
+    Kubeconfig {
+        path: PathBuf,
+        source: kube::config::KubeconfigError,
+    },
+    #[error("cannot build a Kubernetes client from {}: {source}", path.display())]
+    Client { path: PathBuf, source: kube::Error },
+}
+
 /// A client for `endpoint` from the kubeconfig at `path`, reading every credential file anew.
-pub async fn client(path: &Path, endpoint: Endpoint) -> anyhow::Result<Client> {
-    let kubeconfig = Kubeconfig::read_from(path)?;
-    let mut config = Config::from_custom_kubeconfig(kubeconfig, &Default::default()).await?;
+pub async fn client(path: &Path, endpoint: Endpoint) -> Result<Client, ClientError> {
+    let kubeconfig = |source| ClientError::Kubeconfig {
+        path: path.to_owned(),
+        source,
+    };
+    let mut config = Config::from_custom_kubeconfig(
+        Kubeconfig::read_from(path).map_err(kubeconfig)?,
+        &Default::default(),
+    )
+    .await
+    .map_err(kubeconfig)?;
     if let Endpoint::Localhost(port) = endpoint {
         // The serving certificate is api-int's: verify it for that name, not for localhost.
         if config.tls_server_name.is_none() {
             config.tls_server_name = config.cluster_url.host().map(str::to_owned);
         }
-        config.cluster_url = format!("https://localhost:{port}").parse()?;
+        config.cluster_url = format!("https://localhost:{port}")
+            .parse()
+            .expect("https://localhost:<u16> is a URI");
     }
     // Upstream's API client timeout (OCPBUGS-2994); watches set their own.
     config.read_timeout = Some(std::time::Duration::from_secs(300));
     config.connect_timeout = Some(std::time::Duration::from_secs(30));
-    Ok(Client::try_from(config)?)
+    Client::try_from(config).map_err(|source| ClientError::Client {
+        path: path.to_owned(),
+        source,
+    })
 }
 
 /// Whether the API server refused these credentials (an expired or rotated-away client

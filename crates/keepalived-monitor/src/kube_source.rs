@@ -18,7 +18,7 @@ use kube::runtime::watcher::{self, Event};
 use kube::{Api, Client};
 use selection::service::{DirWatcher, Wake};
 
-use crate::kube_client::{Endpoint, client, credential_files, unauthorized};
+use crate::kube_client::{ClientError, Endpoint, client, credential_files, unauthorized};
 use crate::kube_node::{
     ARBITER_LABEL, HOST_ADDRESSES, HOST_CIDRS, MASTER_LABEL, MCO_CURRENT, MCO_DESIRED, MCO_STATE,
     NodeView,
@@ -186,11 +186,8 @@ impl NodeCache {
                         }
                         stop
                     }
-                    (Err(e), _) => Stop::Failing(format!("cannot watch the credential files: {e}")),
-                    (_, Err(e)) => Stop::Failing(format!(
-                        "cannot build a Kubernetes client from {}: {e}",
-                        path.display()
-                    )),
+                    (Err(e), _) => Stop::Failing(Failure::Credentials(e)),
+                    (_, Err(e)) => Stop::Failing(Failure::Client(e)),
                 };
                 match stop {
                     Stop::CredentialsChanged => {
@@ -240,10 +237,10 @@ impl NodeCache {
             tokio::select! {
                 w = credentials.recv() => break match w {
                     Some(_) => Stop::CredentialsChanged,
-                    None => Stop::Failing("the credential file watch stopped".into()),
+                    None => Stop::Failing(Failure::CredentialsWatchStopped),
                 },
                 ev = stream.next() => match ev {
-                    None => break Stop::Failing("the node watch ended".into()),
+                    None => break Stop::Failing(Failure::WatchEnded),
                     Some(Ok(ev)) => {
                         // `Init` starts every (re)list attempt, failing ones included.
                         if !matches!(ev, Event::Init) {
@@ -257,7 +254,7 @@ impl NodeCache {
                     Some(Err(e)) => {
                         failures += 1;
                         if failures >= ENDPOINT_FAILURES {
-                            break Stop::Failing(format!("node watch: {e}"));
+                            break Stop::Failing(Failure::Watch(e));
                         }
                         tracing::warn!("node watch: {e}; keeping the last known nodes");
                     }
@@ -278,11 +275,26 @@ fn release_freed_memory() {
     }
 }
 
+/// What keeps failing with one endpoint: the other is tried next.
+#[derive(Debug, thiserror::Error)]
+enum Failure {
+    #[error("cannot watch the credential files: {0}")]
+    Credentials(notify::Error),
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    #[error("the credential file watch stopped")]
+    CredentialsWatchStopped,
+    #[error("the node watch ended")]
+    WatchEnded,
+    #[error("node watch: {0}")]
+    Watch(kube::runtime::watcher::Error),
+}
+
 /// Why a client's watch ended.
 enum Stop {
     CredentialsChanged,
     Unauthorized,
-    Failing(String),
+    Failing(Failure),
 }
 
 /// Back-off between client rebuilds.

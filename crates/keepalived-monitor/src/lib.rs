@@ -5,10 +5,12 @@
 
 pub mod apply;
 pub mod build;
+pub mod candidate;
 pub mod check_scripts;
 pub mod cli;
 pub mod daemon;
 pub mod debounce;
+pub mod events;
 pub mod kube_client;
 pub mod kube_node;
 pub mod kube_source;
@@ -17,6 +19,7 @@ pub mod migration;
 pub mod model;
 pub mod peers;
 pub mod redirect;
+pub mod retry;
 pub mod settings;
 pub mod state;
 pub mod systemd;
@@ -27,6 +30,8 @@ pub mod watchdog;
 mod build_tests;
 
 use std::path::Path;
+
+use anyhow::Context;
 use std::process::ExitCode;
 
 use selection::app::UsageError;
@@ -46,7 +51,7 @@ async fn remove_stale_vips(s: &settings::Settings) -> anyhow::Result<()> {
     let vips: Vec<_> = s.api_vips.iter().chain(&s.ingress_vips).copied().collect();
     apply::remove_stale_vips(&vips)
         .await
-        .map_err(|e| anyhow::anyhow!("cannot remove stale VIPs: {e}"))
+        .context("cannot remove stale VIPs")
 }
 
 pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
@@ -76,7 +81,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         }
         let mut reader = NetlinkReader::connect()?;
         let (tx, mut changed) = tokio::sync::mpsc::unbounded_channel();
-        let source = daemon::PeerFeed::start(&s, tx);
+        let source = candidate::PeerFeed::start(&s, tx);
         // The Kubernetes source needs its first complete list (the bootstrap renders without).
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
         while s.role != model::Role::Bootstrap
@@ -92,8 +97,8 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             return Err(UsageError(e.to_string()).into());
         }
         let live = std::fs::read_to_string(&s.output).unwrap_or_default();
-        let mode = daemon::current_mode(&s, &live);
-        let text = daemon::candidate(&s, &mut reader, &source, mode)
+        let mode = candidate::current_mode(&s, &live);
+        let text = candidate::candidate(&s, &mut reader, &source, mode)
             .await?
             .render();
         if let Command::Check(_) = &cli.command {

@@ -14,7 +14,7 @@ use nix::sys::signal::Signal;
 use selection::service::DirWatcher;
 use tokio::time::Instant;
 
-use crate::systemd::Systemd;
+use crate::systemd::{Systemd, SystemdError};
 
 /// Upstream's probe: initial delay, period, timeout, failure threshold.
 const INITIAL_DELAY: Duration = Duration::from_secs(20);
@@ -73,6 +73,20 @@ fn answered(data: &Path) -> bool {
     std::fs::read_to_string(data).is_ok_and(|t| t.contains("VRRP Instance"))
 }
 
+/// Why a probe could not run (which says nothing about keepalived: not a failed probe).
+#[derive(Debug, thiserror::Error)]
+enum ProbeError {
+    #[error("cannot remove {}: {source}", path.display())]
+    RemoveDump {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Signal(#[from] SystemdError),
+    #[error("the file watcher stopped")]
+    WatcherStopped,
+}
+
 /// One probe: remove the old dump, SIGUSR1 to keepalived's main process, wait (on inotify) up
 /// to [`TIMEOUT`] for a dump holding "VRRP Instance".
 async fn probe(
@@ -80,11 +94,16 @@ async fn probe(
     data: &Path,
     watcher: &mut DirWatcher,
     wakes: &mut tokio::sync::mpsc::UnboundedReceiver<selection::service::Wake>,
-) -> Result<bool, String> {
+) -> Result<bool, ProbeError> {
     match std::fs::remove_file(data) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(format!("cannot remove {}: {e}", data.display())),
+        Err(source) => {
+            return Err(ProbeError::RemoveDump {
+                path: data.to_owned(),
+                source,
+            });
+        }
     }
     watcher.rewatch(None);
     while wakes.try_recv().is_ok() {}
@@ -96,7 +115,7 @@ async fn probe(
         }
         match tokio::time::timeout_at(deadline, wakes.recv()).await {
             Err(_) => return Ok(false),
-            Ok(None) => return Err("the file watcher stopped".into()),
+            Ok(None) => return Err(ProbeError::WatcherStopped),
             Ok(Some(_)) => {}
         }
     }
@@ -105,7 +124,7 @@ async fn probe(
 /// Probes keepalived.service every [`PERIOD`] while it runs with a configuration that has VRRP
 /// instances (`conf`), and restarts it after [`FAILURE_THRESHOLD`] failed probes in a row.
 /// keepalived writes its dump to `data` (its drop-in sets `TMPDIR` to the directory).
-pub fn spawn(conf: PathBuf, data: PathBuf) -> anyhow::Result<()> {
+pub fn spawn(conf: PathBuf, data: PathBuf) -> Result<(), notify::Error> {
     let (mut watcher, mut wakes) = DirWatcher::new(vec![data.clone()])?;
     tokio::spawn(async move {
         let mut liveness = Liveness::default();

@@ -74,12 +74,12 @@ impl Migration {
     /// Advances the schedule to `now`. `current` is the mode of the live file (`None` before the
     /// first render: nothing to migrate); `upgrade_running` is only asked at a check that would
     /// switch, and an error counts as running (retry at the next check).
-    pub fn tick(
+    pub fn tick<E: std::fmt::Display>(
         &mut self,
         now: SystemTime,
         current: Option<Mode>,
         desired: Mode,
-        upgrade_running: impl FnOnce() -> Result<bool, String>,
+        upgrade_running: impl FnOnce() -> Result<bool, E>,
     ) -> Step {
         if let Some((at, mode)) = self.planned {
             if now + PREPARE < at {
@@ -120,7 +120,7 @@ mod tests {
         UNIX_EPOCH + Duration::from_secs(1_790_000_000 / 86400 * 86400 + h * 3600 + m * 60 + s)
     }
 
-    fn ok(b: bool) -> impl FnOnce() -> Result<bool, String> {
+    fn ok(b: bool) -> impl FnOnce() -> Result<bool, std::io::Error> {
         move || Ok(b)
     }
 
@@ -203,7 +203,7 @@ mod tests {
         let mut asked = false;
         let probe = |asked: &mut bool| {
             *asked = true;
-            Ok(false)
+            Ok::<_, std::io::Error>(false)
         };
         m.tick(at(15, 0, 0), Some(Mode::Unicast), Mode::Unicast, || {
             probe(&mut asked)
@@ -231,7 +231,7 @@ mod tests {
             "upgrade running: retry at the next check"
         );
         m.tick(at(15, 30, 0), Some(Mode::Multicast), Mode::Unicast, || {
-            Err("no peers".into())
+            Err(std::io::Error::other("no peers"))
         });
         assert_eq!(
             m.wake_at(),

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::model::Role;
+use crate::retry::Retry;
 
 /// One node.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -77,11 +78,28 @@ pub enum PeersError {
         source: std::io::Error,
     },
     /// The file is not a valid peer list: bad input (exit 2 for `render` and `check`).
-    #[error("invalid peer list {}: {message}", path.display())]
+    #[error("invalid peer list {}: {source}", path.display())]
     Invalid {
         path: std::path::PathBuf,
-        message: String,
+        source: ParseError,
     },
+}
+
+/// Why a peer list is not valid.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    #[error("line {line}: {message}")]
+    Toml { line: usize, message: String },
+    #[error("node {0} has no address")]
+    NoAddress(String),
+}
+
+impl Retry for PeersError {
+    /// A file being replaced may be missing for a moment; a malformed one stays so until
+    /// someone fixes it.
+    fn worth_retrying(&self) -> bool {
+        matches!(self, PeersError::Read { .. })
+    }
 }
 
 /// Reads the TOML peer list.
@@ -90,19 +108,19 @@ pub fn read(path: &Path) -> Result<Peers, PeersError> {
         path: path.to_owned(),
         source,
     })?;
-    parse(&text).map_err(|message| PeersError::Invalid {
+    parse(&text).map_err(|source| PeersError::Invalid {
         path: path.to_owned(),
-        message,
+        source,
     })
 }
 
 /// Parses a TOML peer list; the error names the line. Every node needs an address.
-pub fn parse(text: &str) -> Result<Peers, String> {
-    let mut peers: Peers = toml::from_str(text).map_err(|e| {
-        let line = e
+pub fn parse(text: &str) -> Result<Peers, ParseError> {
+    let mut peers: Peers = toml::from_str(text).map_err(|e| ParseError::Toml {
+        line: e
             .span()
-            .map_or(1, |s| text[..s.start].matches('\n').count() + 1);
-        format!("line {line}: {}", e.message())
+            .map_or(1, |s| text[..s.start].matches('\n').count() + 1),
+        message: e.message().to_owned(),
     })?;
     peers.nodes = peers.nodes.into_iter().map(Peer::canonicalize).collect();
     if let Some(n) = peers
@@ -110,7 +128,7 @@ pub fn parse(text: &str) -> Result<Peers, String> {
         .iter()
         .find(|n| n.addresses.is_empty() && n.ovn_addresses.is_empty())
     {
-        return Err(format!("node {} has no address", n.name));
+        return Err(ParseError::NoAddress(n.name.clone()));
     }
     Ok(peers)
 }
@@ -124,7 +142,9 @@ mod tests {
         let ok = "[[node]]\nname = \"m0\"\nrole = \"master\"\naddresses = [\"192.0.2.20\"]\n";
         assert_eq!(parse(ok).unwrap().nodes[0].name, "m0");
         assert_eq!(parse("").unwrap(), Peers::default());
-        let e = parse("[[node]]\nname = \"m0\"\nrole = \"king\"\naddresses = []\n").unwrap_err();
+        let e = parse("[[node]]\nname = \"m0\"\nrole = \"king\"\naddresses = []\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("line 3: unknown variant `king`"), "{e}");
         // Found by fuzzing: an IPv4-mapped address is IPv4, in family and in text.
         let mapped = parse(
@@ -136,6 +156,6 @@ mod tests {
             ["192.0.2.20".parse::<IpAddr>().unwrap()]
         );
         let e = parse("[[node]]\nname = \"m0\"\nrole = \"master\"\naddresses = []\n").unwrap_err();
-        assert_eq!(e, "node m0 has no address");
+        assert_eq!(e.to_string(), "node m0 has no address");
     }
 }

@@ -28,13 +28,26 @@ const POLL: Duration = Duration::from_secs(10);
 /// A burst of nftables messages (one transaction) is read as one change.
 const SETTLE: Duration = Duration::from_millis(100);
 
+/// Why the redirect rules could not be read (the flag is left as it is).
+#[derive(Debug, thiserror::Error)]
+pub enum RulesError {
+    #[error("nft -j printed no JSON: {0}")]
+    NotJson(serde_json::Error),
+    #[error("nft -j printed no \"nftables\" list")]
+    NoList,
+    #[error("cannot run nft: {0}")]
+    CannotRun(std::io::Error),
+    #[error("nft list table {family} {TABLE}: {message}")]
+    Nft {
+        family: &'static str,
+        message: String,
+    },
+}
+
 /// Whether `nft -j list table` output holds both redirect rules (pure).
-pub fn both_rules(json: &str) -> Result<bool, String> {
-    let doc: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| format!("nft -j printed no JSON: {e}"))?;
-    let items = doc["nftables"]
-        .as_array()
-        .ok_or("nft -j printed no \"nftables\" list")?;
+pub fn both_rules(json: &str) -> Result<bool, RulesError> {
+    let doc: serde_json::Value = serde_json::from_str(json).map_err(RulesError::NotJson)?;
+    let items = doc["nftables"].as_array().ok_or(RulesError::NoList)?;
     Ok(CHAINS.iter().all(|chain| {
         items.iter().any(|i| {
             let r = &i["rule"];
@@ -44,12 +57,12 @@ pub fn both_rules(json: &str) -> Result<bool, String> {
 }
 
 /// Whether both rules exist for `vip`'s family.
-fn rules_present(vip: IpAddr) -> Result<bool, String> {
+fn rules_present(vip: IpAddr) -> Result<bool, RulesError> {
     let family = if vip.is_ipv6() { "ip6" } else { "ip" };
     let out = Command::new("nft")
         .args(["-j", "list", "table", family, TABLE])
         .output()
-        .map_err(|e| format!("cannot run nft: {e}"))?;
+        .map_err(RulesError::CannotRun)?;
     if out.status.success() {
         return both_rules(&String::from_utf8_lossy(&out.stdout));
     }
@@ -57,35 +70,48 @@ fn rules_present(vip: IpAddr) -> Result<bool, String> {
     if err.contains("No such file or directory") {
         return Ok(false);
     }
-    Err(format!("nft list table {family} {TABLE}: {}", err.trim()))
+    Err(RulesError::Nft {
+        family,
+        message: err.trim().to_owned(),
+    })
 }
 
 /// Creates or removes `flag` to match the rules for `vip`; an error leaves it as it is. `nft`
 /// runs in a blocking thread: the daemon's single thread keeps serving its loop meanwhile.
-async fn sync(flag: &Path, vip: IpAddr, last: &mut Option<Result<bool, String>>) {
-    let now = tokio::task::spawn_blocking(move || rules_present(vip))
-        .await
-        .unwrap_or_else(|e| Err(e.to_string()));
+/// `said` is what was logged last: a state is logged once per change, not every round.
+async fn sync(flag: &Path, vip: IpAddr, said: &mut Option<String>) {
+    let now = tokio::task::spawn_blocking(move || rules_present(vip)).await;
     let result = match &now {
-        Ok(true) => selection::atomic::touch(flag).map_err(|e| e.to_string()),
-        Ok(false) => match std::fs::remove_file(flag) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.to_string()),
+        Ok(Ok(true)) => selection::atomic::touch(flag),
+        Ok(Ok(false)) => match std::fs::remove_file(flag) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
         },
-        Err(_) => Ok(()),
+        Ok(Err(_)) | Err(_) => Ok(()),
     };
     if let Err(e) = result {
         tracing::warn!("cannot update {}: {e}", flag.display());
     }
-    // Said once per change, not every round.
-    if last.as_ref() != Some(&now) {
-        match &now {
-            Ok(true) => tracing::info!("HAProxy's API redirect rules for {vip} are in place"),
-            Ok(false) => tracing::info!("HAProxy's API redirect rules for {vip} are absent"),
-            Err(e) => tracing::warn!("{e}; {} left as it is", flag.display()),
+    let (warn, state) = match now {
+        Ok(Ok(true)) => (
+            false,
+            format!("HAProxy's API redirect rules for {vip} are in place"),
+        ),
+        Ok(Ok(false)) => (
+            false,
+            format!("HAProxy's API redirect rules for {vip} are absent"),
+        ),
+        Ok(Err(e)) => (true, format!("{e}; {} left as it is", flag.display())),
+        Err(e) => (true, format!("nft: {e}; {} left as it is", flag.display())),
+    };
+    if said.as_deref() != Some(state.as_str()) {
+        if warn {
+            tracing::warn!("{state}");
+        } else {
+            tracing::info!("{state}");
         }
+        *said = Some(state);
     }
-    *last = Some(now);
 }
 
 /// nftables' change events, or `None` when the group cannot be joined.
@@ -99,7 +125,7 @@ fn subscribe() -> std::io::Result<TokioSocket> {
 /// Keeps `flag` in step with the redirect rules for the first API VIP, from now on.
 pub fn spawn(flag: PathBuf, vip: IpAddr) {
     tokio::spawn(async move {
-        let mut last = None;
+        let mut said = None;
         let events = subscribe()
             .inspect_err(|e| {
                 tracing::warn!(
@@ -109,7 +135,7 @@ pub fn spawn(flag: PathBuf, vip: IpAddr) {
             })
             .ok();
         loop {
-            sync(&flag, vip, &mut last).await;
+            sync(&flag, vip, &mut said).await;
             match &events {
                 Some(socket) => {
                     if let Err(e) = socket.recv_from_full().await {
@@ -147,16 +173,16 @@ mod tests {
     #[test]
     fn both_rules_by_their_comment_in_both_chains() {
         let both = [("ocp_prerouting", COMMENT), ("ocp_output", COMMENT)];
-        assert_eq!(both_rules(&listing(&both)), Ok(true));
-        assert_eq!(both_rules(&listing(&both[..1])), Ok(false));
-        assert_eq!(
-            both_rules(&listing(&[
+        assert!(both_rules(&listing(&both)).unwrap());
+        assert!(!both_rules(&listing(&both[..1])).unwrap());
+        assert!(
+            !both_rules(&listing(&[
                 ("ocp_prerouting", COMMENT),
                 ("ocp_output", "something else")
-            ])),
-            Ok(false)
+            ]))
+            .unwrap()
         );
-        assert_eq!(both_rules(&listing(&[])), Ok(false));
+        assert!(!both_rules(&listing(&[])).unwrap());
         assert!(both_rules("nft: not json").is_err());
         assert!(both_rules("{}").is_err());
     }

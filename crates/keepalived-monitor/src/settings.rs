@@ -10,7 +10,7 @@ use selection::app::{UsageError, load_config};
 use selection::runfiles::NodeIpFiles;
 use serde::Deserialize;
 
-use crate::check_scripts;
+use crate::check_scripts::default_scripts;
 use crate::cli::{ReloadMethod, SettingsArgs};
 use crate::model::{Mode, Role, Script};
 
@@ -121,41 +121,6 @@ pub struct Settings {
     pub user_managed_lb: bool,
     /// Health checks by name (defaults: the reference's, with its weights).
     pub scripts: BTreeMap<String, Script>,
-}
-
-fn script(command: &str, interval: u32, weight: Option<i32>, rise: u32, fall: u32) -> Script {
-    Script {
-        command: command.into(),
-        interval,
-        weight,
-        rise,
-        fall,
-    }
-}
-
-/// The reference's check scripts and weights (MCO's master template); the scripts are the ones
-/// [`crate::check_scripts`] writes into `keepalived_dir`.
-pub fn default_scripts(keepalived_dir: &Path) -> BTreeMap<String, Script> {
-    let file = |name: &str, timeout: &str| {
-        format!(
-            "/usr/bin/timeout {timeout} {}",
-            keepalived_dir.join(name).display()
-        )
-    };
-    [
-        ("chk_ocp_lb", script(&file(check_scripts::OCP, "1.9"), 2, Some(20), 3, 3)),
-        ("chk_ocp_both", script(&file(check_scripts::OCP_BOTH, "1.9"), 2, Some(5), 3, 3)),
-        ("chk_mcs", script(&file(check_scripts::MCS, "1.9"), 2, Some(3), 3, 3)),
-        (
-            "chk_ingress_ready",
-            script("/usr/bin/timeout 0.9 /usr/bin/curl -o /dev/null -Lfs http://localhost:1936/healthz/ready", 1, Some(10), 3, 2),
-        ),
-        ("chk_ingress", script("/usr/bin/timeout 0.9 /usr/bin/curl -o /dev/null -Lfs http://localhost:1936/healthz", 1, None, 3, 2)),
-        ("chk_default_ingress", script(&file(check_scripts::DEFAULT_INGRESS, "4.9"), 5, Some(50), 3, 2)),
-    ]
-    .into_iter()
-    .map(|(n, s)| (n.to_string(), s))
-    .collect()
 }
 
 impl Settings {
@@ -332,7 +297,7 @@ mod tests {
     use crate::cli::{Cli, Command};
 
     /// `resolve` over `render --config <file with text>` plus `flags`.
-    fn resolve_with(text: &str, flags: &[&str]) -> Result<Settings, String> {
+    fn resolve_with(text: &str, flags: &[&str]) -> anyhow::Result<Settings> {
         let d = tempfile::tempdir().unwrap();
         let cfg = d.path().join("config.toml");
         std::fs::write(&cfg, text).unwrap();
@@ -342,11 +307,16 @@ mod tests {
             "--config",
             cfg.to_str().unwrap(),
         ];
-        let cli = Cli::try_parse_from(argv.iter().chain(flags)).map_err(|e| e.to_string())?;
+        let cli = Cli::try_parse_from(argv.iter().chain(flags))?;
         let Command::Render(args) = cli.command else {
             unreachable!("parsed a render command")
         };
-        resolve(&args, &cfg).map_err(|e| e.to_string())
+        Ok(resolve(&args, &cfg)?)
+    }
+
+    /// The message `resolve_with` fails with.
+    fn rejected(text: &str, flags: &[&str]) -> String {
+        resolve_with(text, flags).unwrap_err().to_string()
     }
 
     const BASE: &str = "cluster-name = \"ostest\"\napi-vips = [\"192.0.2.5\"]\n";
@@ -394,13 +364,13 @@ mod tests {
         let s = resolve_with(vip, &["--base-domain", "flagged.example.org"]).unwrap();
         assert_eq!(s.cluster_name, "flagged");
         for bad in ["example", ".example.org", "a_b.example.org", ""] {
-            let e = resolve_with(&format!("base-domain = \"{bad}\"\n{vip}"), &[]).unwrap_err();
+            let e = rejected(&format!("base-domain = \"{bad}\"\n{vip}"), &[]);
             assert!(
                 e.starts_with("invalid base-domain in ") && e.contains(&format!("{bad:?}")),
                 "{bad}: {e}"
             );
         }
-        let e = resolve_with(vip, &[]).unwrap_err();
+        let e = rejected(vip, &[]);
         assert!(
             e.starts_with("no cluster name: set cluster-name in "),
             "{e}"
@@ -430,7 +400,7 @@ mod tests {
         );
         assert_eq!(s.scripts["chk_mcs"].fall, 9);
         assert_eq!(s.scripts["chk_mcs"].command, d["chk_mcs"].command);
-        let e = resolve_with(&format!("{BASE}[scripts.chk_nope]\nfall = 1\n"), &[]).unwrap_err();
+        let e = rejected(&format!("{BASE}[scripts.chk_nope]\nfall = 1\n"), &[]);
         assert!(
             e.contains("no check \"chk_nope\" (the checks are chk_"),
             "{e}"
@@ -439,52 +409,49 @@ mod tests {
 
     #[test]
     fn bad_settings_name_the_key_and_the_file() {
-        let e = resolve_with(&format!("{BASE}debounce-msec = 5\n"), &[]).unwrap_err();
+        let e = rejected(&format!("{BASE}debounce-msec = 5\n"), &[]);
         assert!(
             e.contains("line 3") && e.contains("unknown field `debounce-msec`"),
             "{e}"
         );
-        let e = resolve_with(&format!("{BASE}role = \"leader\"\n"), &[]).unwrap_err();
+        let e = rejected(&format!("{BASE}role = \"leader\"\n"), &[]);
         assert!(
             e.contains("line 3") && e.contains("unknown variant `leader`"),
             "{e}"
         );
-        let e = resolve_with(&format!("{BASE}api-port = 70000\n"), &[]).unwrap_err();
+        let e = rejected(&format!("{BASE}api-port = 70000\n"), &[]);
         assert!(e.contains("line 3"), "{e}");
-        let e = resolve_with(&format!("{BASE}reload = \"hup\"\n"), &[]).unwrap_err();
+        let e = rejected(&format!("{BASE}reload = \"hup\"\n"), &[]);
         assert!(
             e.contains("line 3") && e.contains("unknown variant `hup`, expected one of"),
             "{e}"
         );
-        let e = resolve_with(&format!("{BASE}peer-source = \"etcd\"\n"), &[]).unwrap_err();
+        let e = rejected(&format!("{BASE}peer-source = \"etcd\"\n"), &[]);
         assert!(
             e.contains("line 3") && e.contains("unknown variant `etcd`"),
             "{e}"
         );
-        let e = resolve_with(BASE, &["--reload", "hup"]).unwrap_err();
+        let e = rejected(BASE, &["--reload", "hup"]);
         assert!(e.contains("invalid value 'hup' for '--reload"), "{e}");
-        let e =
-            resolve_with("cluster-name = \"a b\"\napi-vips = [\"192.0.2.5\"]\n", &[]).unwrap_err();
+        let e = rejected("cluster-name = \"a b\"\napi-vips = [\"192.0.2.5\"]\n", &[]);
         assert!(e.starts_with("invalid cluster-name in "), "{e}");
-        let e = resolve_with(
+        let e = rejected(
             "cluster-name = \"x\"\napi-vips = [\"192.0.2.5\", \"192.0.2.6\"]\n",
             &[],
-        )
-        .unwrap_err();
+        );
         assert!(
             e.starts_with("invalid api-vips in ") && e.contains("one address per family"),
             "{e}"
         );
-        let e = resolve_with("cluster-name = \"x\"\n", &[]).unwrap_err();
+        let e = rejected("cluster-name = \"x\"\n", &[]);
         assert!(e.contains("no API or ingress VIP"), "{e}");
         // Unless keepalived is not used at all.
         let s = resolve_with("cluster-name = \"x\"\nuser-managed-lb = true\n", &[]).unwrap();
         assert!(s.user_managed_lb && s.api_vips.is_empty());
-        let e = resolve_with(
+        let e = rejected(
             &format!("{BASE}role = \"bootstrap\"\nreload = \"pidfile\"\n"),
             &[],
-        )
-        .unwrap_err();
+        );
         assert!(e.contains("for role bootstrap"), "{e}");
     }
 }

@@ -59,7 +59,7 @@ async fn answers(client: &reqwest::Client, url: &str, need_ok: bool) -> bool {
 
 /// Watches `https://localhost:<api_port>/readyz` (TLS not verified: the bootstrap's serving
 /// certificate is not in the host's trust store) and sends [`Event`]s until the receiver is gone.
-pub fn spawn(api_port: u16, events: UnboundedSender<Event>) -> anyhow::Result<()> {
+pub fn spawn(api_port: u16, events: UnboundedSender<Event>) -> Result<(), reqwest::Error> {
     let client = reqwest::Client::builder()
         .danger_accept_invalid_certs(true)
         .timeout(TIMEOUT)

@@ -167,7 +167,11 @@ impl Daemon {
                 }
             }
             Err(e) => {
-                tracing::warn!("{e}; keeping the current configuration");
+                if e.worth_retrying() {
+                    tracing::warn!("{e}; keeping the current configuration");
+                } else {
+                    tracing::error!("{e}; keeping the current configuration until this is fixed");
+                }
                 self.state.no_candidate();
             }
         }
@@ -251,7 +255,10 @@ impl Daemon {
 async fn reload(method: &Reload) {
     match apply::reload(method).await {
         Ok(()) => tracing::info!("keepalived.conf written and keepalived reloaded"),
-        Err(e) => tracing::warn!("keepalived.conf written, reload failed: {e}"),
+        Err(e) if e.worth_retrying() => {
+            tracing::warn!("keepalived.conf written, reload failed: {e}")
+        }
+        Err(e) => tracing::error!("keepalived.conf written, keepalived cannot be told: {e}"),
     }
 }
 

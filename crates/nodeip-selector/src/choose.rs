@@ -49,7 +49,7 @@ pub enum Failure {
     #[error("no suitable node IP found")]
     NothingFound(Box<Selection>),
     #[error("{0} is not usable yet: {1}")]
-    NotUsable(String, String),
+    NotUsable(String, NotUsable),
     #[error("only one address family found ({0}), both are expected")]
     OneFamily(String),
     #[error(transparent)]
@@ -66,20 +66,29 @@ pub async fn attempt(
     Ok((snap, sel))
 }
 
+/// Why the chosen primary cannot be used yet.
+#[derive(Debug, thiserror::Error)]
+pub enum NotUsable {
+    #[error(transparent)]
+    Flags(#[from] Unusable),
+    #[error("cannot bind {}: {source}", go_text(*ip))]
+    Bind { ip: IpAddr, source: std::io::Error },
+}
+
 /// Whether the chosen primary can be used: kernel flags first, then a bind test as the final
 /// guarantee (an IPv6 address in DAD cannot be bound; crio would fail, Bug 2096226).
-pub fn usability(snap: &Snapshot, sel: &Selection) -> Result<(), String> {
-    check_flags(snap, sel).map_err(|e: Unusable| e.to_string())?;
+pub fn usability(snap: &Snapshot, sel: &Selection) -> Result<(), NotUsable> {
+    check_flags(snap, sel)?;
     match sel.primary() {
         Some(ip @ IpAddr::V6(_)) => bind_test(ip),
         _ => Ok(()),
     }
 }
 
-fn bind_test(ip: IpAddr) -> Result<(), String> {
+fn bind_test(ip: IpAddr) -> Result<(), NotUsable> {
     TcpListener::bind(SocketAddr::new(ip, 0))
         .map(drop)
-        .map_err(|e| format!("cannot bind {}: {e}", go_text(ip)))
+        .map_err(|source| NotUsable::Bind { ip, source })
 }
 
 fn judge(snap: &Snapshot, sel: Selection, settings: &Settings) -> Result<Selection, Failure> {

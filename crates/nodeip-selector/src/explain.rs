@@ -8,6 +8,8 @@ use selection::select::Candidate;
 use selection::vip_path::{Via, VipVerdict};
 use selection::{Selection, Source, TargetRole};
 
+use crate::choose::NotUsable;
+
 fn role(r: TargetRole) -> &'static str {
     match r {
         TargetRole::Hint => "hint",
@@ -69,7 +71,7 @@ fn marker(c: &Candidate) -> &'static str {
 
 /// Renders the table of candidates, the default-route ranking, the result and the warnings.
 /// `usable` is the usability verdict on the primary address.
-pub fn render(sel: &Selection, usable: &Result<(), String>, hint_source: &str) -> String {
+pub fn render(sel: &Selection, usable: &Result<(), NotUsable>, hint_source: &str) -> String {
     let e = &sel.explanation;
     let mut out = String::new();
     let targets: Vec<String> = e

@@ -20,6 +20,7 @@ use crate::probe;
 use crate::profile::{self as p, ProfileView, Settings as NmSettings};
 use crate::settings::Settings;
 
+use crate::outcome::NotReady;
 pub(crate) use crate::outcome::io;
 pub use crate::outcome::{ApplyError, Outcome};
 pub use crate::recover::cleanup;
@@ -543,7 +544,7 @@ async fn steps(
         .iter()
         .find(|m| ports_up.get(*m).copied().unwrap_or(0) == 0)
     {
-        return Err(ApplyError::Verify(format!("no port of {m} came up")));
+        return Err(NotReady::NoPort(m.clone()).into());
     }
     verify(plan, g, changes, reader).await
 }
@@ -697,14 +698,14 @@ async fn verify(
         let bridge = b.names.bridge;
         let metric = b.names.metric;
         metrics.push(metric);
-        let ok = |snap: &Snapshot| -> Result<(), String> {
+        let ok = |snap: &Snapshot| -> Result<(), NotReady> {
             let Some(idx) = snap
                 .links
                 .iter()
                 .find(|l| l.name == bridge)
                 .map(|l| l.index)
             else {
-                return Err(format!("{bridge} does not exist"));
+                return Err(NotReady::NoBridge { bridge });
             };
             for ip in &expected {
                 if !snap
@@ -712,7 +713,7 @@ async fn verify(
                     .iter()
                     .any(|a| a.ip == *ip && a.ifindex == idx)
                 {
-                    return Err(format!("{ip} is not on {bridge}"));
+                    return Err(NotReady::NoAddress { ip: *ip, bridge });
                 }
             }
             if had_default
@@ -720,9 +721,7 @@ async fn verify(
                     .main_routes()
                     .any(|r| r.is_default() && r.oif == Some(idx) && metrics.contains(&r.metric))
             {
-                return Err(format!(
-                    "no default route via {bridge} with metric {metric}"
-                ));
+                return Err(NotReady::NoDefaultRoute { bridge, metric });
             }
             let tentative = snap
                 .addresses
@@ -734,9 +733,7 @@ async fn verify(
                 })
                 .is_some_and(|a| a.is_tentative() || a.is_dadfailed());
             if tentative {
-                return Err(format!(
-                    "the first global IPv6 address on {bridge} is not usable yet"
-                ));
+                return Err(NotReady::Ipv6Tentative { bridge });
             }
             Ok(())
         };
@@ -750,7 +747,7 @@ async fn verify(
             let snap = reader.snapshot().await?;
             match ok(&snap) {
                 Ok(()) => break,
-                Err(why) if Instant::now() >= deadline => return Err(ApplyError::Verify(why)),
+                Err(why) if Instant::now() >= deadline => return Err(why.into()),
                 Err(why) => {
                     tracing::debug!("waiting: {why}");
                     let _ = tokio::time::timeout(deadline - Instant::now(), changes.next()).await;

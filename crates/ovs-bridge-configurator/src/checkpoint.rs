@@ -4,14 +4,22 @@
 
 use std::time::Duration;
 
+/// nmstate refused, failed or could not verify the state (it rolled back itself), or the commit
+/// failed.
+#[derive(Debug, thiserror::Error)]
+pub enum NmstateFailed {
+    #[error("{0}")]
+    Apply(nmstate::NmstateError),
+    #[error("commit: {0}")]
+    Commit(nmstate::NmstateError),
+}
+
 /// Why the change did not stay: in both cases the node is back on the state before it.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Failed {
-    /// nmstate refused, failed or could not verify the state (it rolled back itself), or the
-    /// commit failed.
-    Apply(String),
-    /// nmstate applied it, the caller's check failed: rolled back.
-    Check(String),
+#[derive(Debug)]
+pub enum Failed<E> {
+    Nmstate(NmstateFailed),
+    /// nmstate applied it, the caller's check failed (`E`, the check's error): rolled back.
+    Check(E),
 }
 
 /// Where an applied state's NetworkManager profiles live.
@@ -26,14 +34,14 @@ pub enum Lasting {
 /// Applies `state` with nmstate's own verification and a checkpoint of `timeout` (NetworkManager
 /// rolls back by itself if this process dies before committing), runs `check`, and commits only
 /// if it passes.
-pub async fn apply<F>(
+pub async fn apply<F, E>(
     mut state: nmstate::NetworkState,
     timeout: Duration,
     lasting: Lasting,
     check: F,
-) -> Result<(), Failed>
+) -> Result<(), Failed<E>>
 where
-    F: AsyncFnOnce() -> Result<(), String>,
+    F: AsyncFnOnce() -> Result<(), E>,
 {
     state
         .set_kernel_only(false)
@@ -44,15 +52,15 @@ where
     state
         .apply_async()
         .await
-        .map_err(|e| Failed::Apply(e.to_string()))?;
+        .map_err(|e| Failed::Nmstate(NmstateFailed::Apply(e)))?;
     // nmstate left its checkpoint open ("" = NetworkManager's only checkpoint).
-    if let Err(message) = check().await {
+    if let Err(e) = check().await {
         if let Err(e) = nmstate::NetworkState::checkpoint_rollback_async("").await {
             tracing::error!("rolling back nmstate's checkpoint: {e}");
         }
-        return Err(Failed::Check(message));
+        return Err(Failed::Check(e));
     }
     nmstate::NetworkState::checkpoint_commit_async("")
         .await
-        .map_err(|e| Failed::Apply(format!("commit: {e}")))
+        .map_err(|e| Failed::Nmstate(NmstateFailed::Commit(e)))
 }

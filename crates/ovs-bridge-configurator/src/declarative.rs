@@ -21,7 +21,7 @@ use zbus::zvariant::OwnedObjectPath;
 use crate::checkpoint::{self, Lasting};
 use crate::nm::{ActiveState, Nm};
 pub use crate::outcome::DeclarativeError;
-use crate::outcome::{ApplyError, Outcome};
+use crate::outcome::{ApplyError, CheckFailed, Outcome};
 use crate::ovsdb;
 use crate::plan::{BR_EX, BR_EX1, is_ours};
 use crate::probe;
@@ -92,14 +92,14 @@ pub async fn apply<F>(
     finish: F,
 ) -> Result<(), DeclarativeError>
 where
-    F: AsyncFnOnce() -> Result<(), String>,
+    F: AsyncFnOnce() -> Result<(), CheckFailed>,
 {
     let path = p.path.display().to_string();
     checkpoint::apply(state, s.checkpoint_timeout, Lasting::Persistent, finish)
         .await
         .map_err(|e| match e {
-            checkpoint::Failed::Apply(message) => DeclarativeError::Apply { path, message },
-            checkpoint::Failed::Check(message) => DeclarativeError::Unusable { path, message },
+            checkpoint::Failed::Nmstate(source) => DeclarativeError::Apply { path, source },
+            checkpoint::Failed::Check(source) => DeclarativeError::Unusable { path, source },
         })?;
     // As upstream: the file is copied into /etc/nmstate (nmstate.service re-applies it on
     // later boots) and to `applied`, a copy of the content other tools compare against.
@@ -157,7 +157,7 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
     tracing::info!("applying the NMState file {}", pending.path.display());
     let (targets, bound, setting) = at.probes(s);
     s.probe_bound_fits(setting, bound)
-        .map_err(DeclarativeError::Settings)?;
+        .map_err(DeclarativeError::from)?;
     let state = parse(&pending)?;
     // nmstate's OVS plugin needs OVSDB: say why now rather than as a plugin failure mid-apply.
     ovsdb::check_access()?;
@@ -171,14 +171,12 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
     let before = active_bridge_profiles(&nm).await?;
     let mut reader = NetlinkReader::connect()?;
     let selected = probe::select(&targets, &reader.snapshot().await?).await;
-    let finish = async || -> Result<(), String> {
+    let finish = async || -> Result<(), CheckFailed> {
         remove_leftovers(&nm, s, defines_br_ex1)
             .await
-            .map_err(|e| format!("removing the automatic bridge's leftovers: {e}"))?;
+            .map_err(|e| CheckFailed::Leftovers(Box::new(e)))?;
         check_br_ex(s).await?;
-        probe::await_after(&mut reader, &selected, Instant::now(), bound)
-            .await
-            .map_err(|e| e.to_string())
+        Ok(probe::await_after(&mut reader, &selected, Instant::now(), bound).await?)
     };
     if let Err(e) = apply(s, &pending, state, finish).await {
         tracing::error!("{e}");
@@ -342,19 +340,16 @@ async fn remove_leftovers(nm: &Nm, s: &Settings, keep_br_ex1: bool) -> Result<()
 
 /// br-ex exists and carries the node IP (the install's seeds make br-ex mandatory in these
 /// files); otherwise the file cannot be what the node runs on.
-pub(crate) async fn check_br_ex(s: &Settings) -> Result<(), String> {
-    let mut reader = NetlinkReader::connect().map_err(|e| e.to_string())?;
-    let snap = reader.snapshot().await.map_err(|e| e.to_string())?;
+pub(crate) async fn check_br_ex(s: &Settings) -> Result<(), CheckFailed> {
+    let mut reader = NetlinkReader::connect()?;
+    let snap = reader.snapshot().await?;
     let Some(idx) = snap
         .links
         .iter()
         .find(|l| l.name == BR_EX.bridge)
         .map(|l| l.index)
     else {
-        return Err(format!(
-            "it does not create {} (an ovs-bridge with an ovs-interface of that name)",
-            BR_EX.bridge
-        ));
+        return Err(CheckFailed::NoBrEx);
     };
     let node_ip = read_ip_file(&s.node_ip_files().primary_ip()).ok().flatten();
     let on_br_ex = |ip: &IpAddr| {
@@ -363,16 +358,15 @@ pub(crate) async fn check_br_ex(s: &Settings) -> Result<(), String> {
             .any(|a| a.ip == *ip && a.ifindex == idx)
     };
     match node_ip {
-        Some(ip) if !on_br_ex(&ip) => Err(format!(
-            "{} does not carry the node IP {ip} (from {})",
-            BR_EX.bridge,
-            s.node_ip_files().primary_ip().display()
-        )),
+        Some(ip) if !on_br_ex(&ip) => Err(CheckFailed::NoNodeIp {
+            ip,
+            file: s.node_ip_files().primary_ip(),
+        }),
         None if !snap.addresses.iter().any(|a| {
             a.ifindex == idx && !a.ip.is_loopback() && !selection::net::is_link_local_unicast(a.ip)
         }) =>
         {
-            Err(format!("{} has no address", BR_EX.bridge))
+            Err(CheckFailed::NoAddress)
         }
         _ => Ok(()),
     }

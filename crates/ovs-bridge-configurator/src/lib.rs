@@ -79,8 +79,8 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 apply_live(&s, &read_desired(file)?, options).await
             }
             Command::Show(_) => {
-                let now = node_state::current().await.map_err(anyhow::Error::msg)?;
-                print!("{}", node_state::to_yaml(&now).map_err(anyhow::Error::msg)?);
+                let now = node_state::current().await?;
+                print!("{}", node_state::to_yaml(&now)?);
                 Ok(ExitCode::SUCCESS)
             }
             Command::Diff { file, .. } => diff(&read_desired(file)?).await,
@@ -141,12 +141,9 @@ async fn diff(desired: &live::Desired) -> anyhow::Result<ExitCode> {
     let want = desired
         .parse()
         .map_err(|e| selection::app::UsageError(e.to_string()))?;
-    let now = node_state::current().await.map_err(anyhow::Error::msg)?;
-    match node_state::diff(&want, &now).map_err(anyhow::Error::msg)? {
-        Some(changed) => print!(
-            "{}",
-            node_state::to_yaml(&changed).map_err(anyhow::Error::msg)?
-        ),
+    let now = node_state::current().await?;
+    match node_state::diff(&want, &now)? {
+        Some(changed) => print!("{}", node_state::to_yaml(&changed)?),
         None => eprintln!("{}: the node already has this state", desired.origin),
     }
     Ok(ExitCode::SUCCESS)
@@ -169,7 +166,7 @@ where
     let held =
         tokio::task::spawn_blocking(move || lock::ChangeLock::acquire(&path, what, BOOT_LOCK_WAIT))
             .await
-            .map_err(|e| apply::ApplyError::Verify(format!("taking the change lock: {e}")))??;
+            .map_err(apply::ApplyError::LockTask)??;
     let outcome = run(s).await;
     drop(held);
     outcome

@@ -21,6 +21,7 @@ use crate::checkpoint::{self, Lasting};
 use crate::declarative::check_br_ex;
 use crate::guard;
 use crate::lock::{self, ChangeLock, LockError};
+use crate::outcome::CheckFailed;
 use crate::probe;
 use crate::settings::Settings;
 
@@ -54,20 +55,23 @@ pub enum LiveError {
         reasons: Vec<String>,
     },
     /// The settings cannot work together: nothing was changed.
-    #[error("{0}")]
-    Settings(String),
+    #[error(transparent)]
+    Settings(#[from] crate::settings::BoundTooLong),
     #[error(transparent)]
     Lock(#[from] LockError),
     #[error("netlink: {0}")]
     Netlink(#[from] selection::netlink::NetlinkError),
     /// nmstate refused or could not verify it, or the commit failed: rolled back.
-    #[error("applying {origin} failed and was rolled back: {message}")]
-    Apply { origin: String, message: String },
-    /// A probe failed after the change: rolled back.
-    #[error("{origin} was rolled back after {:.1}s: {message}", after.as_secs_f64())]
+    #[error("applying {origin} failed and was rolled back: {source}")]
+    Apply {
+        origin: String,
+        source: checkpoint::NmstateFailed,
+    },
+    /// br-ex lost the node IP or a probe failed after the change: rolled back.
+    #[error("{origin} was rolled back after {:.1}s: {source}", after.as_secs_f64())]
     Probe {
         origin: String,
-        message: String,
+        source: CheckFailed,
         after: Duration,
     },
 }
@@ -95,8 +99,7 @@ pub struct Options {
 /// Applies `d` now; returns how long apply -> committed took.
 pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duration, LiveError> {
     let source = d.origin.clone();
-    s.probe_bound_fits("live-probe-timeout-secs", s.live_probe_timeout)
-        .map_err(LiveError::Settings)?;
+    s.probe_bound_fits("live-probe-timeout-secs", s.live_probe_timeout)?;
     let state = d.parse()?;
     let files = s.node_ip_files();
     let mut node_ips: Vec<_> = [files.primary_ip(), files.ipv4(), files.ipv6()]
@@ -118,22 +121,21 @@ pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duratio
     let start = Instant::now();
     let mut reader = NetlinkReader::connect()?;
     let selected = probe::select(&probe::Targets::live(s), &reader.snapshot().await?).await;
-    let check = async || -> Result<(), String> {
+    let check = async || -> Result<(), CheckFailed> {
         check_br_ex(s).await?;
-        probe::await_after(&mut reader, &selected, Instant::now(), s.live_probe_timeout)
-            .await
-            .map_err(|e| e.to_string())
+        let bound = s.live_probe_timeout;
+        Ok(probe::await_after(&mut reader, &selected, Instant::now(), bound).await?)
     };
     checkpoint::apply(state, s.checkpoint_timeout, o.lasting, check)
         .await
         .map_err(|e| match e {
-            checkpoint::Failed::Apply(message) => LiveError::Apply {
+            checkpoint::Failed::Nmstate(e) => LiveError::Apply {
                 origin: source,
-                message,
+                source: e,
             },
-            checkpoint::Failed::Check(message) => LiveError::Probe {
+            checkpoint::Failed::Check(e) => LiveError::Probe {
                 origin: source,
-                message,
+                source: e,
                 after: start.elapsed(),
             },
         })?;

@@ -9,9 +9,21 @@ pub fn is_vmxnet3(uevent: &str) -> bool {
     uevent.lines().any(|l| l.trim() == "DRIVER=vmxnet3")
 }
 
+/// Why allmulticast could not be turned on.
+#[derive(Debug, thiserror::Error)]
+pub enum AllmulticastError {
+    #[error(transparent)]
+    Socket(#[from] selection::netlink::NetlinkError),
+    #[error("allmulticast on {iface}: {source}")]
+    Set {
+        iface: String,
+        source: rtnetlink::Error,
+    },
+}
+
 /// Turns allmulticast on for `iface` when it is a vmxnet3 NIC (netlink, like
 /// `ip link set dev <if> allmulticast on`).
-pub async fn vmxnet3_allmulticast(iface: &str) -> Result<(), String> {
+pub async fn vmxnet3_allmulticast(iface: &str) -> Result<(), AllmulticastError> {
     let uevent = std::fs::read_to_string(format!("/sys/class/net/{iface}/device/uevent"))
         .unwrap_or_default();
     if !is_vmxnet3(&uevent) {
@@ -19,9 +31,11 @@ pub async fn vmxnet3_allmulticast(iface: &str) -> Result<(), String> {
     }
     let msg = LinkUnspec::new_with_name(iface).allmulticast(true).build();
     with_netlink(|handle| async move { handle.link().set(msg).execute().await })
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| format!("allmulticast on {iface}: {e}"))?;
+        .await?
+        .map_err(|source| AllmulticastError::Set {
+            iface: iface.to_owned(),
+            source,
+        })?;
     tracing::info!("vmxnet3 {iface}: allmulticast on");
     Ok(())
 }

@@ -2,28 +2,38 @@
 //! (what kubernetes-nmstate publishes as NodeNetworkState) and `diff` (the part of a desired
 //! state that differs from now, i.e. what `apply-live` would change).
 
-use nmstate::NetworkState;
+use nmstate::{NetworkState, NmstateError};
+
+/// Why the node's network could not be shown or compared.
+#[derive(Debug, thiserror::Error)]
+pub enum NodeStateError {
+    #[error("reading the node's network through nmstate: {0}")]
+    Read(NmstateError),
+    #[error("writing NMState YAML: {0}")]
+    Yaml(serde_yaml::Error),
+    #[error("comparing with the node's network: {0}")]
+    Diff(NmstateError),
+}
 
 /// The node's network now (running state, secrets hidden).
-pub async fn current() -> Result<NetworkState, String> {
+pub async fn current() -> Result<NetworkState, NodeStateError> {
     let mut now = NetworkState::new();
     now.set_include_secrets(false);
-    now.retrieve_async()
-        .await
-        .map_err(|e| format!("reading the node's network through nmstate: {e}"))?;
+    now.retrieve_async().await.map_err(NodeStateError::Read)?;
     Ok(now.clone())
 }
 
 /// `state` as NMState YAML.
-pub fn to_yaml(state: &NetworkState) -> Result<String, String> {
-    serde_yaml::to_string(state).map_err(|e| format!("writing NMState YAML: {e}"))
+pub fn to_yaml(state: &NetworkState) -> Result<String, NodeStateError> {
+    serde_yaml::to_string(state).map_err(NodeStateError::Yaml)
 }
 
 /// What of `desired` differs from `now` (None: applying it would change nothing).
-pub fn diff(desired: &NetworkState, now: &NetworkState) -> Result<Option<NetworkState>, String> {
-    let changed = desired
-        .gen_diff(now)
-        .map_err(|e| format!("comparing with the node's network: {e}"))?;
+pub fn diff(
+    desired: &NetworkState,
+    now: &NetworkState,
+) -> Result<Option<NetworkState>, NodeStateError> {
+    let changed = desired.gen_diff(now).map_err(NodeStateError::Diff)?;
     Ok((!changed.is_empty()).then_some(changed))
 }
 

@@ -1,11 +1,12 @@
 //! How a run ends: what it did, or why it failed (the node keeping or getting back its network).
 //! Shared by the boot-time drivers (`apply`, `declarative`), so neither imports the other's.
 
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use crate::nm::NmError;
 use crate::ovsdb;
-use crate::plan::PlanError;
+use crate::plan::{BR_EX, PlanError};
 
 /// A failed run. The node keeps (or gets back) its original network.
 #[derive(Debug, thiserror::Error)]
@@ -18,8 +19,10 @@ pub enum ApplyError {
     Ovs(#[from] ovsdb::OvsError),
     #[error("netlink: {0}")]
     Netlink(#[from] selection::netlink::NetlinkError),
-    #[error("{0}")]
-    Verify(String),
+    #[error(transparent)]
+    Verify(#[from] NotReady),
+    #[error("taking the change lock: {0}")]
+    LockTask(tokio::task::JoinError),
     #[error("cannot {what} {}: {error}", path.display())]
     File {
         what: &'static str,
@@ -76,17 +79,53 @@ pub enum DeclarativeError {
     #[error("invalid NMState file {path}: {message}")]
     Invalid { path: String, message: String },
     /// nmstate could not apply or verify it and rolled back to the previous network.
-    #[error("applying {path} failed and was rolled back: {message}")]
-    Apply { path: String, message: String },
+    #[error("applying {path} failed and was rolled back: {source}")]
+    Apply {
+        path: String,
+        source: crate::checkpoint::NmstateFailed,
+    },
     /// It applied, but the result is not a usable br-ex: rolled back.
-    #[error("{path} was rolled back: {message}")]
-    Unusable { path: String, message: String },
+    #[error("{path} was rolled back: {source}")]
+    Unusable { path: String, source: CheckFailed },
     /// The settings cannot work together: nothing was changed.
-    #[error("{0}")]
-    Settings(String),
+    #[error(transparent)]
+    Settings(#[from] crate::settings::BoundTooLong),
     #[error("cannot write {}: {error}", path.display())]
     Write {
         path: PathBuf,
         error: std::io::Error,
     },
+}
+
+/// Why an applied NMState cannot stay (it is rolled back): br-ex is not what the node runs on,
+/// or a probe that passed before the change does not after it.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckFailed {
+    #[error("removing the automatic bridge's leftovers: {0}")]
+    Leftovers(Box<ApplyError>),
+    #[error("it does not create {} (an ovs-bridge with an ovs-interface of that name)", BR_EX.bridge)]
+    NoBrEx,
+    #[error("{} does not carry the node IP {ip} (from {})", BR_EX.bridge, file.display())]
+    NoNodeIp { ip: IpAddr, file: PathBuf },
+    #[error("{} has no address", BR_EX.bridge)]
+    NoAddress,
+    #[error("netlink: {0}")]
+    Netlink(#[from] selection::netlink::NetlinkError),
+    #[error(transparent)]
+    Probe(#[from] crate::probe::Failed),
+}
+
+/// What a converted bridge still lacks when the verification's time is up.
+#[derive(Debug, thiserror::Error)]
+pub enum NotReady {
+    #[error("no port of {0} came up")]
+    NoPort(String),
+    #[error("{bridge} does not exist")]
+    NoBridge { bridge: &'static str },
+    #[error("{ip} is not on {bridge}")]
+    NoAddress { ip: IpAddr, bridge: &'static str },
+    #[error("no default route via {bridge} with metric {metric}")]
+    NoDefaultRoute { bridge: &'static str, metric: u32 },
+    #[error("the first global IPv6 address on {bridge} is not usable yet")]
+    Ipv6Tentative { bridge: &'static str },
 }

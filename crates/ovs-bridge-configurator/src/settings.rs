@@ -100,17 +100,30 @@ impl Settings {
     /// Whether probes bounded by `bound` (the setting `key`) fit in nmstate's checkpoint: the
     /// NMState paths do not extend it while the probes wait, so a longer bound would have
     /// NetworkManager roll back a change that is still being probed, and the commit fail.
-    pub fn probe_bound_fits(&self, key: &str, bound: Duration) -> Result<(), String> {
+    pub fn probe_bound_fits(&self, key: &'static str, bound: Duration) -> Result<(), BoundTooLong> {
         if bound < self.checkpoint_timeout {
             return Ok(());
         }
-        Err(format!(
-            "{key} ({}) must be shorter than checkpoint-timeout-secs ({}): NetworkManager would \
-             roll the change back while its probes still wait",
-            bound.as_secs(),
-            self.checkpoint_timeout.as_secs()
-        ))
+        Err(BoundTooLong {
+            key,
+            bound,
+            checkpoint: self.checkpoint_timeout,
+        })
     }
+}
+
+/// Probes bounded by a setting that does not fit in nmstate's checkpoint: bad input.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{key} ({}) must be shorter than checkpoint-timeout-secs ({}): NetworkManager would roll the \
+     change back while its probes still wait",
+    bound.as_secs(),
+    checkpoint.as_secs()
+)]
+pub struct BoundTooLong {
+    key: &'static str,
+    bound: Duration,
+    checkpoint: Duration,
 }
 
 pub fn resolve(

@@ -82,91 +82,174 @@ impl ReassertGuard {
     }
 }
 
+/// Why the daemon exits non-zero (systemd's Restart=on-failure restarts it).
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    #[error("cannot watch the input files: {0}")]
+    Watch(#[from] notify::Error),
+    #[error("cannot catch SIGTERM: {0}")]
+    Signal(#[from] std::io::Error),
+    #[error("the file watcher stopped delivering events")]
+    WatcherStopped,
+}
+
 /// Runs until SIGTERM or SIGINT.
-pub async fn run(settings: Settings) -> anyhow::Result<()> {
+pub async fn run(settings: Settings) -> Result<(), DaemonError> {
     selection::atomic::clean_up_interrupted_writes(&[&settings.output, &settings.resolved_dropin]);
-    let watched = Watched::new(&settings);
-    let files: Vec<PathBuf> = watched.all().map(Path::to_path_buf).collect();
-    let (mut watcher, mut rx) = DirWatcher::new(files)?;
     // Watch first, then read: nothing changed in between is missed.
-    watcher.rewatch(watched.mounted_output());
+    let mut wakes = Wakes::subscribe(&settings)?;
     follow::spawn(settings.br_ex_up_flag.clone());
     let first = one_pass(&settings).await;
     notify_systemd(&[
         sd_notify::NotifyState::Ready,
         sd_notify::NotifyState::Status(&first),
     ]);
-
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let mut guard = ReassertGuard::default();
-    let mut paused_until: Option<Instant> = None;
+    let mut reasserting = Reasserting::default();
     loop {
+        let changed = match wakes.next(reasserting.paused_until).await? {
+            Woken::Stop => break,
+            Woken::Resumed => {
+                reasserting.paused_until = None;
+                Changed {
+                    inputs: true,
+                    output: false,
+                }
+            }
+            Woken::Changed(c) if c == Changed::default() => continue,
+            Woken::Changed(c) => c,
+        };
+        wakes.rewatch();
+        if let Some(status) = reasserting.pass(&settings, changed).await {
+            notify_systemd(&[sd_notify::NotifyState::Status(&status)]);
+        }
+    }
+    notify_systemd(&[sd_notify::NotifyState::Stopping]);
+    tracing::info!("stopping");
+    Ok(())
+}
+
+/// Which kinds of watched file a wake concerns.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Changed {
+    inputs: bool,
+    output: bool,
+}
+
+impl Changed {
+    fn note(&mut self, watched: &Watched, ev: Wake) {
+        match ev {
+            Wake::Rescan => {
+                self.inputs = true;
+                self.output = true;
+            }
+            Wake::Paths(paths) => {
+                for p in &paths {
+                    match watched.classify(p) {
+                        Some(true) => self.inputs = true,
+                        Some(false) => self.output = true,
+                        None => {}
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One wake of the loop.
+enum Woken {
+    /// SIGTERM or SIGINT.
+    Stop,
+    /// The pause of re-assertions ended: a pass, as if an input changed.
+    Resumed,
+    /// Watched files changed (a burst within [`SETTLE`] is one wake).
+    Changed(Changed),
+}
+
+/// What the loop waits on: the watched files and the signals.
+struct Wakes {
+    watched: Watched,
+    watcher: DirWatcher,
+    events: tokio::sync::mpsc::UnboundedReceiver<Wake>,
+    term: tokio::signal::unix::Signal,
+}
+
+impl Wakes {
+    fn subscribe(s: &Settings) -> Result<Wakes, DaemonError> {
+        let watched = Watched::new(s);
+        let files: Vec<PathBuf> = watched.all().map(Path::to_path_buf).collect();
+        let (watcher, events) = DirWatcher::new(files)?;
+        let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        let mut wakes = Wakes {
+            watched,
+            watcher,
+            events,
+            term,
+        };
+        wakes.rewatch();
+        Ok(wakes)
+    }
+
+    /// Watches again what moved (a directory on its way, the output when it is a mount point).
+    fn rewatch(&mut self) {
+        self.watcher.rewatch(self.watched.mounted_output());
+    }
+
+    /// The next wake; `paused_until` is when a pause of re-assertions ends.
+    async fn next(&mut self, paused_until: Option<Instant>) -> Result<Woken, DaemonError> {
         let resume = async {
             match paused_until {
                 Some(t) => tokio::time::sleep_until(t).await,
                 None => std::future::pending().await,
             }
         };
-        let (mut inputs_changed, mut output_changed) = (false, false);
         tokio::select! {
-            _ = term.recv() => break,
-            _ = tokio::signal::ctrl_c() => break,
-            _ = resume => {
-                paused_until = None;
-                inputs_changed = true;
-            }
-            ev = rx.recv() => {
+            _ = self.term.recv() => Ok(Woken::Stop),
+            _ = tokio::signal::ctrl_c() => Ok(Woken::Stop),
+            _ = resume => Ok(Woken::Resumed),
+            ev = self.events.recv() => {
                 // A dead watcher is a failure: exit non-zero so Restart=on-failure restarts us.
-                let Some(ev) = ev else {
-                    anyhow::bail!("the file watcher stopped delivering events");
-                };
-                let mut note = |ev: Wake| match ev {
-                    Wake::Rescan => {
-                        inputs_changed = true;
-                        output_changed = true;
-                    }
-                    Wake::Paths(paths) => {
-                        for p in &paths {
-                            match watched.classify(p) {
-                                Some(true) => inputs_changed = true,
-                                Some(false) => output_changed = true,
-                                None => {}
-                            }
-                        }
-                    }
-                };
-                note(ev);
+                let ev = ev.ok_or(DaemonError::WatcherStopped)?;
+                let mut changed = Changed::default();
+                changed.note(&self.watched, ev);
                 let deadline = Instant::now() + SETTLE;
-                while let Ok(Some(ev)) = tokio::time::timeout_at(deadline, rx.recv()).await {
-                    note(ev);
+                while let Ok(Some(ev)) = tokio::time::timeout_at(deadline, self.events.recv()).await {
+                    changed.note(&self.watched, ev);
                 }
+                Ok(Woken::Changed(changed))
             }
         }
-        if !inputs_changed && !output_changed {
-            continue;
+    }
+}
+
+/// The output re-asserted against someone else's rewrites, paused while they keep at it.
+#[derive(Debug, Default)]
+struct Reasserting {
+    guard: ReassertGuard,
+    paused_until: Option<Instant>,
+}
+
+impl Reasserting {
+    /// A pass for `changed`, unless only the output changed during a pause (not fighting until
+    /// it ends); returns the status to report.
+    async fn pass(&mut self, s: &Settings, changed: Changed) -> Option<String> {
+        if !changed.inputs && self.paused_until.is_some() {
+            return None;
         }
-        watcher.rewatch(watched.mounted_output());
-        if !inputs_changed && paused_until.is_some() {
-            continue; // someone else keeps rewriting the output; not fighting until the pause ends
-        }
-        let before = std::fs::read(&settings.output).ok();
-        let status = one_pass(&settings).await;
-        let rewritten = before != std::fs::read(&settings.output).ok();
-        if !inputs_changed && rewritten {
-            paused_until = guard.record(Instant::now());
-            if paused_until.is_some() {
+        let before = std::fs::read(&s.output).ok();
+        let status = one_pass(s).await;
+        let rewritten = before != std::fs::read(&s.output).ok();
+        if !changed.inputs && rewritten {
+            self.paused_until = self.guard.record(Instant::now());
+            if self.paused_until.is_some() {
                 tracing::warn!(
                     "{} keeps being rewritten by someone else; not re-asserting for {:?}",
-                    settings.output.display(),
+                    s.output.display(),
                     REASSERT_WINDOW
                 );
             }
         }
-        notify_systemd(&[sd_notify::NotifyState::Status(&status)]);
+        Some(status)
     }
-    notify_systemd(&[sd_notify::NotifyState::Stopping]);
-    tracing::info!("stopping");
-    Ok(())
 }
 
 /// A pass whose errors are logged: bad input leaves the output untouched and waits for the

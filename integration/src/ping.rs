@@ -50,11 +50,19 @@ impl Pinger {
         unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
         let out = self.child.wait_with_output().map_err(|e| e.to_string())?;
         let text = String::from_utf8_lossy(&out.stdout);
+        Pinged::parse(&text, self.interval).map_err(|e| format!("ping {}: {e}", self.target))
+    }
+}
+
+impl Pinged {
+    /// What the output of a `ping -n -i <interval>` stopped by SIGINT says (its reply lines and
+    /// its summary); also for a ping run elsewhere, such as inside a User-Mode Linux guest.
+    pub fn parse(text: &str, interval: f64) -> Result<Pinged, String> {
         let sent: u64 = text
             .lines()
             .find(|l| l.contains("packets transmitted"))
             .and_then(|l| l.split_whitespace().next()?.parse().ok())
-            .ok_or_else(|| format!("ping {} printed no summary: {text}", self.target))?;
+            .ok_or_else(|| format!("printed no summary: {text}"))?;
         let answered: BTreeSet<u64> = text
             .lines()
             .filter_map(|l| l.split("icmp_seq=").nth(1)?.split(' ').next()?.parse().ok())
@@ -64,7 +72,7 @@ impl Pinger {
             .map(|seq| {
                 format!(
                     "icmp_seq={seq} (sent ~{:.2} s in)",
-                    (seq - 1) as f64 * self.interval
+                    (seq - 1) as f64 * interval
                 )
             })
             .collect();

@@ -152,7 +152,7 @@ pub fn install(output: &Path, text: &str, marker: Option<&Path>) -> Result<(), W
     Ok(())
 }
 
-/// keepalived.conf could not be written.
+/// keepalived.conf or this boot's marker could not be written.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write {}: {source}", path.display())]
 pub struct WriteError {

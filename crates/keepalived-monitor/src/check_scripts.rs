@@ -117,7 +117,7 @@ pub fn default_scripts(keepalived_dir: &Path) -> BTreeMap<String, Script> {
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write the check script {}: {source}", path.display())]
 pub struct WriteError {
-    pub path: std::path::PathBuf,
+    path: std::path::PathBuf,
     source: std::io::Error,
 }
 

@@ -160,16 +160,15 @@ pub struct WriteError {
     source: std::io::Error,
 }
 
-/// Writes `text` when it differs from the live file; returns whether it did.
-pub fn write(output: &Path, text: &str) -> Result<bool, WriteError> {
+/// Writes `text` when it differs from the live file.
+fn write(output: &Path, text: &str) -> Result<(), WriteError> {
     if std::fs::read(output).ok().as_deref() == Some(text.as_bytes()) {
-        return Ok(false);
+        return Ok(());
     }
     write_atomic(output, text.as_bytes(), 0o644).map_err(|source| WriteError {
         path: output.to_owned(),
         source,
-    })?;
-    Ok(true)
+    })
 }
 
 /// Why keepalived could not be told to reload or stop.

@@ -281,7 +281,7 @@ enum Failure {
     #[error("cannot watch the credential files: {0}")]
     Credentials(notify::Error),
     #[error(transparent)]
-    Client(#[from] ClientError),
+    Client(ClientError),
     #[error("the credential file watch stopped")]
     CredentialsWatchStopped,
     #[error("the node watch ended")]

@@ -1,7 +1,8 @@
 //! `ovs-bridge-configurator collect [DIR]`: what support asks for first about a node's host
 //! network, in one directory or tar.gz. Every item is gathered on its own: a broken node (no
 //! NetworkManager, no OVSDB) still gives everything else, and each failure is listed in
-//! `SUMMARY.txt`. Secrets are redacted from profiles and keyfiles.
+//! `SUMMARY.txt`. No secret is in it: profiles, keyfiles, NMState files and troubleshooting
+//! copies go through [`crate::redact`].
 
 use std::fmt::Display;
 use std::os::unix::fs::DirBuilderExt;
@@ -12,6 +13,7 @@ use selection::netlink::NetlinkReader;
 
 use crate::nm::Nm;
 use crate::profile::{self as p, ProfileView};
+use crate::redact;
 use crate::settings::Settings;
 
 /// Where `collect` writes when no target is given: a tar.gz in the current directory.
@@ -26,29 +28,6 @@ pub fn default_target() -> PathBuf {
 fn is_archive(target: &Path) -> bool {
     let name = target.to_string_lossy();
     name.ends_with(".tar.gz") || name.ends_with(".tgz")
-}
-
-/// Keys whose values are secrets in NetworkManager keyfiles and settings (`psk`, `password`,
-/// `*-password`, `wep-key0..3`, `pin`, `secrets`, inline private keys).
-fn is_secret(key: &str, value: &str) -> bool {
-    key.contains("psk")
-        || key.contains("password")
-        || key.contains("secret")
-        || key.starts_with("wep-key")
-        || key == "pin"
-        || key.ends_with("private-key") && value.starts_with("data:")
-}
-
-/// `key=value` lines with a secret value become `key=<redacted>`.
-pub fn redact(text: &str) -> String {
-    text.lines()
-        .map(|l| match l.split_once('=') {
-            Some((k, v)) if is_secret(k.trim(), v) && !v.is_empty() => {
-                format!("{k}=<redacted>\n")
-            }
-            _ => format!("{l}\n"),
-        })
-        .collect()
 }
 
 /// The bundle being written: files under `root`, and what could not be gathered.
@@ -85,8 +64,8 @@ impl Bundle {
         }
     }
 
-    /// The regular files of `src` (not recursive) into `rel`, redacted when `redacted`.
-    fn copy_dir(&mut self, rel: &str, src: &Path, redacted: bool) {
+    /// The regular files of `src` (not recursive) into `rel`, through `redact` when given.
+    fn copy_dir(&mut self, rel: &str, src: &Path, redact: Option<fn(&str) -> String>) {
         let Ok(entries) = std::fs::read_dir(src) else {
             return;
         };
@@ -96,13 +75,13 @@ impl Bundle {
                 continue;
             }
             let name = e.file_name().to_string_lossy().into_owned();
-            match std::fs::read(&path) {
-                Ok(bytes) if redacted => self.write(
+            match (std::fs::read(&path), redact) {
+                (Ok(bytes), Some(redact)) => self.write(
                     &format!("{rel}/{name}"),
                     redact(&String::from_utf8_lossy(&bytes)),
                 ),
-                Ok(bytes) => self.write(&format!("{rel}/{name}"), bytes),
-                Err(e) => self.fail(&path.display().to_string(), e),
+                (Ok(bytes), None) => self.write(&format!("{rel}/{name}"), bytes),
+                (Err(e), _) => self.fail(&path.display().to_string(), e),
             }
         }
     }
@@ -180,13 +159,14 @@ async fn network_manager(b: &mut Bundle, s: &Settings) -> String {
                 } else {
                     &x.filename
                 };
-                let text = format!("# keyfile: {file}\n{}", p::render(&x.settings));
-                b.write(&format!("nm/profiles/{id}-{uuid}.txt"), redact(&text));
+                let settings = redact::settings(&x.settings);
+                let text = format!("# keyfile: {file}\n{}", p::render(&settings));
+                b.write(&format!("nm/profiles/{id}-{uuid}.txt"), text);
                 if !x.filename.is_empty() {
                     // The keyfile as NetworkManager stores it (/etc or /run), redacted.
                     let rel = format!("nm/keyfiles{}", x.filename);
                     match std::fs::read_to_string(&x.filename) {
-                        Ok(t) => b.write(&rel, redact(&t)),
+                        Ok(t) => b.write(&rel, redact::keyfile(&t)),
                         Err(e) => b.fail(&x.filename, e),
                     }
                 }
@@ -300,7 +280,7 @@ fn files(b: &mut Bundle, s: &Settings) {
     b.copy_dir(
         "files/nodeip-configuration",
         &s.run_dir.join("nodeip-configuration"),
-        false,
+        None,
     );
     let markers = [
         s.boot_marker(),
@@ -322,13 +302,21 @@ fn files(b: &mut Bundle, s: &Settings) {
         text.push_str(&format!("{} {state}\n", m.display()));
     }
     b.write("files/markers.txt", text);
-    b.copy_dir("files/nmstate-openshift", &s.nmstate_dir(), true);
+    b.copy_dir(
+        "files/nmstate-openshift",
+        &s.nmstate_dir(),
+        Some(redact::nmstate),
+    );
     if let Some(last) = newest_troubleshooting_copy(&s.troubleshooting_dir) {
         let name = last
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        b.copy_dir(&format!("troubleshooting/{name}"), &last, true);
+        b.copy_dir(
+            &format!("troubleshooting/{name}"),
+            &last,
+            Some(redact::keyfile),
+        );
     }
 }
 
@@ -369,29 +357,4 @@ fn summary(b: &Bundle, plan_line: &str) -> String {
         }
     }
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::redact;
-
-    #[test]
-    fn secrets_are_redacted_and_nothing_else() {
-        let keyfile = "[802-1x]\neap=peap;\nidentity=u\npassword=hunter2\npassword-flags=0\n\
-                       private-key=data:;base64,AAAA\n[wifi-security]\nkey-mgmt=wpa-psk\npsk=s3cret\n\
-                       wep-key0=abc\n[ipv4]\naddress1=198.51.100.11/24\n";
-        let out = redact(keyfile);
-        for secret in ["hunter2", "AAAA", "s3cret", "abc"] {
-            assert!(!out.contains(secret), "{secret}: {out}");
-        }
-        for kept in [
-            "identity=u",
-            "key-mgmt=wpa-psk",
-            "address1=198.51.100.11/24",
-            "eap=peap;",
-        ] {
-            assert!(out.contains(kept), "{kept}: {out}");
-        }
-        assert!(out.contains("password=<redacted>"));
-    }
 }

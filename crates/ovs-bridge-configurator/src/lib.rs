@@ -20,6 +20,7 @@ pub mod plan;
 pub mod probe;
 pub mod profile;
 pub mod recover;
+pub mod redact;
 pub mod settings;
 pub mod troubleshoot;
 

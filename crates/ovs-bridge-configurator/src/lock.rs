@@ -4,9 +4,8 @@
 //! nmstate-configuration. The lock goes with the process (a SIGKILLed holder frees it); the
 //! file says who holds it, for the one line a waiter that gives up prints.
 
-use std::fs::File;
+use std::fs::{File, TryLockError};
 use std::io::{Read, Seek, Write};
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -54,13 +53,11 @@ impl ChangeLock {
             .map_err(open)?;
         let deadline = Instant::now() + wait;
         loop {
-            // SAFETY: flock on a descriptor this function owns; no memory is passed.
-            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-                break;
-            }
-            let error = std::io::Error::last_os_error();
-            if error.kind() != std::io::ErrorKind::WouldBlock {
-                return Err(open(error));
+            // std's lock is flock(2) on Linux: the same lock as a holder taking it another way.
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(TryLockError::Error(error)) => return Err(open(error)),
+                Err(TryLockError::WouldBlock) => {}
             }
             if Instant::now() >= deadline {
                 let mut holder = String::new();

@@ -1476,6 +1476,316 @@ fn collect_gathers_the_host_network_with_secrets_redacted() {
     assert!(log(&o).contains("exists already"), "{}", log(&o));
 }
 
+/// `openssl rand` output, trimmed: random keys and secrets, new in every run, so no value can
+/// be in a bundle by chance.
+fn random(args: &[&str]) -> String {
+    let o = Command::new("openssl")
+        .arg("rand")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "openssl rand: {}", log(&o));
+    String::from_utf8(o.stdout).unwrap().trim().to_owned()
+}
+
+/// A profile of each kind that carries secrets, as keyfiles (name, text), and the secrets in
+/// them.
+fn profiles_with_secrets() -> (Vec<(String, String)>, Vec<String>) {
+    let key = || random(&["-base64", "32"]);
+    let word = || random(&["-hex", "12"]);
+    let (wg_private, wg_peer_psk, wg_peer2_psk) = (key(), key(), key());
+    let (wg_peer, wg_peer2) = (key(), key());
+    let (wifi_psk, eap_password, tls_key_password) = (word(), word(), word());
+    // A private key given inline (NetworkManager's `data:` blob): key material itself.
+    let tls_key = random(&["-base64", "48"]);
+    let (vpn_password, vpn_token, gsm_pin, gsm_password) = (word(), word(), word(), word());
+    let (mka_cak, pppoe_password) = (random(&["-hex", "16"]), word());
+    let mka_ckn = random(&["-hex", "32"]);
+    let off = "[ipv4]\nmethod=disabled\n\n[ipv6]\nmethod=disabled\n";
+    let files = [
+        (
+            "wg-secret",
+            format!(
+                "[connection]\nid=wg-secret\ntype=wireguard\ninterface-name=wg9\nautoconnect=false\n\n\
+                 [wireguard]\nprivate-key={wg_private}\nlisten-port=51820\n\n\
+                 [wireguard-peer.{wg_peer}]\nendpoint=192.0.2.50:51820\npreshared-key={wg_peer_psk}\n\
+                 preshared-key-flags=0\nallowed-ips=203.0.113.0/24;\n\n\
+                 [wireguard-peer.{wg_peer2}]\npreshared-key={wg_peer2_psk}\npreshared-key-flags=0\n\
+                 allowed-ips=192.0.2.128/25;\n\n{off}"
+            ),
+        ),
+        (
+            "wifi-psk",
+            format!(
+                "[connection]\nid=wifi-psk\ntype=wifi\ninterface-name=wlan9\nautoconnect=false\n\n\
+                 [wifi]\nmode=infrastructure\nssid=onprem-psk\n\n\
+                 [wifi-security]\nkey-mgmt=wpa-psk\npsk={wifi_psk}\n\n{off}"
+            ),
+        ),
+        (
+            "wifi-eap",
+            format!(
+                "[connection]\nid=wifi-eap\ntype=wifi\ninterface-name=wlan8\nautoconnect=false\n\n\
+                 [wifi]\nmode=infrastructure\nssid=onprem-eap\n\n\
+                 [wifi-security]\nkey-mgmt=wpa-eap\n\n\
+                 [802-1x]\neap=peap;\nidentity=user\nphase2-auth=mschapv2\npassword={eap_password}\n\n{off}"
+            ),
+        ),
+        (
+            "wired-tls",
+            format!(
+                "[connection]\nid=wired-tls\ntype=ethernet\ninterface-name=ens9\nautoconnect=false\n\n\
+                 [802-1x]\neap=tls;\nidentity=host.example.test\n\
+                 client-cert=/etc/pki/onprem/client.pem\n\
+                 private-key=data:;base64,{tls_key}\nprivate-key-password={tls_key_password}\n\n{off}"
+            ),
+        ),
+        (
+            "vpn-secret",
+            format!(
+                "[connection]\nid=vpn-secret\ntype=vpn\nautoconnect=false\n\n\
+                 [vpn]\nservice-type=org.freedesktop.NetworkManager.openvpn\n\
+                 connection-type=password\nremote=vpn.example.test\nusername=user\n\
+                 password-flags=0\n\n\
+                 [vpn-secrets]\npassword={vpn_password}\ntoken={vpn_token}\n\n\
+                 [ipv4]\nmethod=auto\n\n[ipv6]\nmethod=auto\n"
+            ),
+        ),
+        (
+            "gsm-pin",
+            format!(
+                "[connection]\nid=gsm-pin\ntype=gsm\nautoconnect=false\n\n\
+                 [gsm]\napn=internet.example.test\nusername=user\npassword={gsm_password}\n\
+                 pin={gsm_pin}\n\n[ipv4]\nmethod=auto\n\n[ipv6]\nmethod=auto\n"
+            ),
+        ),
+        (
+            "macsec-psk",
+            format!(
+                "[connection]\nid=macsec-psk\ntype=macsec\ninterface-name=macsec9\nautoconnect=false\n\n\
+                 [macsec]\nparent=ens3\nmode=0\nmka-cak={mka_cak}\nmka-ckn={mka_ckn}\n\n{off}"
+            ),
+        ),
+        (
+            "pppoe-secret",
+            format!(
+                "[connection]\nid=pppoe-secret\ntype=pppoe\ninterface-name=ppp9\nautoconnect=false\n\n\
+                 [ethernet]\n\n[pppoe]\nparent=ens3\nusername=user\npassword={pppoe_password}\n\n\
+                 [ppp]\n\n[ipv4]\nmethod=auto\n\n[ipv6]\nmethod=auto\n"
+            ),
+        ),
+    ];
+    let secrets = vec![
+        wg_private,
+        wg_peer_psk,
+        wg_peer2_psk,
+        wifi_psk,
+        eap_password,
+        tls_key,
+        tls_key_password,
+        vpn_password,
+        vpn_token,
+        gsm_pin,
+        gsm_password,
+        mka_cak,
+        pppoe_password,
+    ];
+    let files = files
+        .into_iter()
+        .map(|(n, t)| (format!("{n}.nmconnection"), t))
+        .collect();
+    (files, secrets)
+}
+
+/// Every string NetworkManager returns from `GetSecrets` for each setting of profile `id` (the
+/// values it calls secrets; none shorter than 8 characters is used here), through `busctl` on
+/// the node's bus.
+fn secrets_network_manager_holds(c: &Case, id: &str) -> Vec<String> {
+    let busctl = |path: &str, interface: &str, method: &str, arg: Option<&str>| {
+        let o = Command::new("busctl")
+            .arg(format!("--address={}", c.node.nm.bus_address()))
+            .args([
+                "--json=short",
+                "call",
+                "org.freedesktop.NetworkManager",
+                path,
+            ])
+            .args([interface, method])
+            .args(arg.map(|a| ["s", a]).iter().flatten())
+            .output()
+            .unwrap();
+        // A setting without system-owned secrets sends NetworkManager to the (absent) agents.
+        if String::from_utf8_lossy(&o.stderr).contains("No agents were available") {
+            return serde_json::Value::Null;
+        }
+        assert!(o.status.success(), "{method} {id} {arg:?}: {}", log(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()["data"][0].take()
+    };
+    let uuid = c
+        .node
+        .nm
+        .nmcli(&["-g", "connection.uuid", "connection", "show", id])
+        .unwrap();
+    let path = busctl(
+        "/org/freedesktop/NetworkManager/Settings",
+        "org.freedesktop.NetworkManager.Settings",
+        "GetConnectionByUuid",
+        Some(uuid.trim()),
+    );
+    let path = path.as_str().unwrap().to_owned();
+    let connection = "org.freedesktop.NetworkManager.Settings.Connection";
+    let settings = busctl(&path, connection, "GetSettings", None);
+    let mut found = Vec::new();
+    for setting in settings.as_object().unwrap().keys() {
+        let secrets = busctl(&path, connection, "GetSecrets", Some(setting));
+        strings_in(&secrets, &mut found);
+    }
+    found.retain(|s| s.len() >= 8);
+    found
+}
+
+/// The string leaves of busctl's JSON: the values of the variants, not their type signatures,
+/// nor the public key that names each WireGuard peer whose pre-shared key is returned.
+fn strings_in(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| strings_in(x, out)),
+        serde_json::Value::Object(m) => m
+            .iter()
+            .filter(|(k, _)| !["type", "public-key"].contains(&k.as_str()))
+            .for_each(|(_, x)| strings_in(x, out)),
+        _ => {}
+    }
+}
+
+/// Issue 40: a support bundle never holds a secret. NetworkManager holds a profile of each kind
+/// that carries secrets (WireGuard with peers, Wi-Fi WPA-PSK and WPA-EAP, 802.1X with an
+/// inline private key and its password, a VPN with secrets, GSM with a PIN, MACsec in PSK mode,
+/// PPPoE), an NMState file and a troubleshooting copy carry some too; no secret value appears in
+/// any file of the bundle or in its tar.gz, and every secret NetworkManager itself reports
+/// (`GetSecrets`) is among those hidden.
+#[test]
+fn a_support_bundle_holds_no_secret_of_any_kind() {
+    if !require_root("a_support_bundle_holds_no_secret_of_any_kind") {
+        return;
+    }
+    let c = Case::new(true);
+    let (files, mut secrets) = profiles_with_secrets();
+    use std::os::unix::fs::PermissionsExt;
+    for (name, text) in &files {
+        let path = c.node.view.nm_connections().join(name);
+        fs::write(&path, text).unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    c.node.nm.nmcli(&["connection", "reload"]).unwrap();
+    let loaded = c
+        .node
+        .nm
+        .nmcli(&["-g", "NAME", "connection", "show"])
+        .unwrap();
+    for (name, _) in &files {
+        let id = name.trim_end_matches(".nmconnection");
+        assert!(
+            loaded.lines().any(|l| l == id),
+            "NetworkManager did not load {id}: {loaded}\n{}",
+            c.node.nm.log_tail(40)
+        );
+        let held = secrets_network_manager_holds(&c, id);
+        assert!(!held.is_empty(), "{id}: NetworkManager reports no secret");
+        for h in held {
+            if !secrets.contains(&h) {
+                secrets.push(h);
+            }
+        }
+    }
+    // An NMState file with 802.1X and MACsec secrets, and a troubleshooting copy with a PSK.
+    let (nmstate_password, nmstate_cak) = (random(&["-hex", "12"]), random(&["-hex", "16"]));
+    let nmstate_dir = c.etc.join("nmstate/openshift");
+    fs::create_dir_all(&nmstate_dir).unwrap();
+    fs::write(
+        nmstate_dir.join(format!("{}.yml", short_hostname())),
+        format!(
+            "interfaces:\n- name: ens9\n  type: ethernet\n  802.1x:\n    identity: user\n    \
+             eap-methods: [peap]\n    phase2-auth: mschapv2\n    password: {nmstate_password}\n\
+             - name: macsec9\n  type: macsec\n  macsec: {{base-iface: ens3, encrypt: true, \
+             mka-cak: {nmstate_cak}, mka-ckn: {}, port: 0, validation: strict, send-sci: true}}\n",
+            random(&["-hex", "32"])
+        ),
+    )
+    .unwrap();
+    let copy_psk = random(&["-hex", "12"]);
+    let old = c
+        .node
+        .dir()
+        .join("ovs-bridge-configurator-000000000002-def");
+    fs::create_dir(&old).unwrap();
+    fs::write(
+        old.join("wifi.nmconnection"),
+        format!("[connection]\nid=wifi\n\n[802-11-wireless-security]\npsk={copy_psk}\n"),
+    )
+    .unwrap();
+    secrets.extend([nmstate_password, nmstate_cak, copy_psk]);
+
+    let dir = c.node.dir().join("bundle");
+    let o = c.run(&["collect", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", log(&o));
+    let bundle = tree(&dir);
+    for (path, text) in &bundle {
+        for s in &secrets {
+            assert!(
+                !text.contains(s.as_str()),
+                "a secret ({s}) leaked into {path}:\n{text}"
+            );
+        }
+    }
+    // What was gathered is there, with its secrets marked as hidden.
+    for (name, _) in &files {
+        let keyfile = bundle
+            .iter()
+            .find(|(p, _)| {
+                p.ends_with(&format!(
+                    "nm/keyfiles/etc/NetworkManager/system-connections/{name}"
+                ))
+            })
+            .unwrap_or_else(|| panic!("{name} is not in the bundle"));
+        assert!(keyfile.1.contains("=<redacted>"), "{}", keyfile.1);
+        let id = name.trim_end_matches(".nmconnection");
+        assert!(
+            bundle
+                .iter()
+                .any(|(p, _)| p.contains(&format!("nm/profiles/{id}-"))),
+            "{id}'s D-Bus settings are not in the bundle"
+        );
+    }
+    let wg = &bundle
+        .iter()
+        .find(|(p, _)| p.ends_with("wg-secret.nmconnection"))
+        .unwrap()
+        .1;
+    assert_eq!(wg.matches("preshared-key=<redacted>").count(), 2, "{wg}");
+    let nmstate = &bundle.iter().find(|(p, _)| p.ends_with(".yml")).unwrap().1;
+    assert!(
+        nmstate.contains("password: <redacted>") && nmstate.contains("mka-cak: <redacted>"),
+        "{nmstate}"
+    );
+    assert!(nmstate.contains("identity: user"), "{nmstate}");
+
+    // The same as a tar.gz: nothing in any member.
+    let tgz = c.node.dir().join("bundle.tar.gz");
+    let o = c.run(&["collect", tgz.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", log(&o));
+    let members = Command::new("tar").arg("-xzOf").arg(&tgz).output().unwrap();
+    assert!(members.status.success());
+    let members = String::from_utf8_lossy(&members.stdout);
+    assert!(members.contains("<redacted>"), "the archive is empty");
+    for s in &secrets {
+        assert!(
+            !members.contains(s.as_str()),
+            "a secret leaked into the tar.gz"
+        );
+    }
+}
+
 /// Issue 27: `apply-live` on a converted node. An additive change (an address on a second NIC)
 /// is committed and stays until the node's next boot, with nothing written under /etc/nmstate;
 /// a change that cuts the node off (its default route moved to a gateway that does not exist)

@@ -2,9 +2,12 @@
 
 use std::fs::{self, DirBuilder, File, Permissions};
 use std::io::{self, Write};
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
+
+use rustix::buffer::spare_capacity;
+use rustix::fs::{self as xattr, AtFlags, CWD, StatxAttributes, StatxFlags, statx};
+use rustix::io::Errno;
 
 /// Creates `dir` and its missing parents with mode 0755.
 pub fn ensure_dir(dir: &Path) -> io::Result<()> {
@@ -93,7 +96,7 @@ pub fn write_atomic(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
 }
 
 /// The SELinux label attribute; kept across a replacement like `mv -Z` does.
-const SELINUX_XATTR: &[u8] = b"security.selinux\0";
+const SELINUX_XATTR: &str = "security.selinux";
 
 /// Replaces `path` with `contents` (mode `mode`) the safe way for its kind:
 /// - a mount point (a bind-mounted file such as `/etc/resolv.conf` in a container or network
@@ -129,51 +132,53 @@ fn write_atomic_labelled(
     let mut tmp = temp_file_for(path)?;
     tmp.write_all(contents)?;
     fs::set_permissions(tmp.path(), Permissions::from_mode(mode))?;
-    // SAFETY: valid fd, NUL-terminated name, buffer of the given length.
-    let rc = unsafe {
-        libc::fsetxattr(
-            tmp.as_file().as_raw_fd(),
-            SELINUX_XATTR.as_ptr().cast(),
-            label.as_ptr().cast(),
-            label.len(),
-            0,
-        )
-    };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
+    xattr::fsetxattr(
+        tmp.as_file(),
+        SELINUX_XATTR,
+        label,
+        xattr::XattrFlags::empty(),
+    )?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     File::open(dir)?.sync_all()
 }
 
-/// The SELinux label of `path`, if it exists and the file system stores one.
+/// The SELinux label of `path`, of any length, if it exists and the file system stores one.
 fn selinux_label(path: &Path) -> Option<Vec<u8>> {
-    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
-    let mut buf = vec![0u8; 256];
-    // SAFETY: NUL-terminated strings and a buffer of the given length.
-    let n = unsafe {
-        libc::getxattr(
-            c.as_ptr(),
-            SELINUX_XATTR.as_ptr().cast(),
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-        )
-    };
-    (n > 0).then(|| {
-        buf.truncate(n as usize);
-        buf
-    })
+    loop {
+        let size = xattr::getxattr_query(path, SELINUX_XATTR).ok()?;
+        let mut label = Vec::with_capacity(size);
+        match xattr::getxattr(path, SELINUX_XATTR, spare_capacity(&mut label)) {
+            Ok(_) => return (!label.is_empty()).then_some(label),
+            // Relabelled to a longer label between the two calls: ask again.
+            Err(Errno::RANGE) => continue,
+            Err(_) => return None,
+        }
+    }
 }
 
-/// Whether `path` is itself a mount point (per `/proc/self/mountinfo`; a bind-mounted file
-/// has the same device as its directory, so `stat` cannot tell).
+/// Whether `path` is itself a mount point. A bind-mounted file has the same device as its
+/// directory, so `stat` cannot tell: the kernel says so through `statx`'s
+/// `STATX_ATTR_MOUNT_ROOT` (Linux 5.8); before that, `/proc/self/mountinfo` does.
 pub fn is_mount_point(path: &Path) -> io::Result<bool> {
     let target = match fs::canonicalize(path) {
         Ok(p) => p,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(e),
     };
+    let flags = AtFlags::NO_AUTOMOUNT | AtFlags::SYMLINK_NOFOLLOW;
+    match statx(CWD, &target, flags, StatxFlags::empty()) {
+        Ok(st) if st.stx_attributes_mask.contains(StatxAttributes::MOUNT_ROOT) => {
+            return Ok(st.stx_attributes.contains(StatxAttributes::MOUNT_ROOT));
+        }
+        Ok(_) | Err(Errno::NOSYS) => {}
+        Err(e) => return Err(e.into()),
+    }
+    is_mount_point_in_mountinfo(&target)
+}
+
+/// [`is_mount_point`] for a canonical path, from `/proc/self/mountinfo`.
+fn is_mount_point_in_mountinfo(target: &Path) -> io::Result<bool> {
     let info = fs::read_to_string("/proc/self/mountinfo")?;
     Ok(info
         .lines()
@@ -274,5 +279,54 @@ mod tests {
         assert!(is_mount_point(Path::new("/proc")).unwrap());
         assert!(!is_mount_point(&flag).unwrap());
         assert!(!is_mount_point(&dir.path().join("missing")).unwrap());
+    }
+
+    #[test]
+    fn the_kernel_and_mountinfo_agree_on_mount_points() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f");
+        fs::write(&file, "").unwrap();
+        let paths = [
+            Path::new("/"),
+            Path::new("/proc"),
+            Path::new("/sys"),
+            Path::new("/dev"),
+            Path::new("/etc/hostname"),
+            Path::new("/etc/resolv.conf"),
+            dir.path(),
+            &file,
+        ];
+        for p in paths.into_iter().filter(|p| p.exists()) {
+            let canonical = fs::canonicalize(p).unwrap();
+            assert_eq!(
+                is_mount_point(p).unwrap(),
+                is_mount_point_in_mountinfo(&canonical).unwrap(),
+                "{}",
+                p.display()
+            );
+        }
+    }
+
+    /// A label longer than any fixed buffer (SELinux allows up to a page) is kept whole.
+    #[test]
+    fn a_long_selinux_label_is_kept_across_a_replacement() {
+        if !integration::require_root("a_long_selinux_label_is_kept_across_a_replacement") {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("resolv.conf");
+        fs::write(&path, "old").unwrap();
+        let label = format!("system_u:object_r:{}_t:s0\0", "net_conf".repeat(40));
+        assert!(label.len() > 256);
+        xattr::setxattr(
+            &path,
+            SELINUX_XATTR,
+            label.as_bytes(),
+            xattr::XattrFlags::empty(),
+        )
+        .unwrap();
+        replace_file(&path, b"new", 0o644).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        assert_eq!(selinux_label(&path).unwrap(), label.as_bytes());
     }
 }

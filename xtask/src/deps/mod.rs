@@ -31,6 +31,8 @@ const PACKAGES: &[&str] = &[
     // its awk is gawk (the script's `\s` means nothing to Debian's mawk)
     "jq",
     "gawk",
+    // random keys for the support bundle's secrets test (WireGuard, MACsec)
+    "openssl",
 ];
 
 /// What the NetworkManager build needs on top.

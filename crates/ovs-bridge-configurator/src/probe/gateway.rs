@@ -8,9 +8,7 @@
 //! answering gateway costs a few milliseconds and a filtered one the bounded wait.
 
 use std::io;
-use std::mem::{size_of, zeroed};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::net::{IpAddr, SocketAddr, SocketAddrV6};
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 use std::time::{Duration, Instant};
 
@@ -18,6 +16,8 @@ use futures_util::TryStreamExt;
 use rtnetlink::packet_route::neighbour::{NeighbourAddress, NeighbourAttribute, NeighbourState};
 use selection::model::Snapshot;
 use selection::netlink::NetlinkReader;
+use socket2::{Domain, Protocol, Socket, Type};
+use tokio::net::UdpSocket;
 
 use super::BEFORE_LIMIT;
 
@@ -282,15 +282,22 @@ async fn probe(g: &Gateway, limit: Duration, enough: Answer) -> Option<Answer> {
     // One id per probe: a reply to any of its requests counts, also one that comes late.
     let id = (std::process::id() as u16) ^ PROBES.fetch_add(1, Ordering::Relaxed);
     let mut neighbour = false;
-    let mut sock = None;
+    let mut sock: Option<EchoSocket> = None;
     loop {
-        let gw = g.clone();
         let wait = ROUND.min(deadline.saturating_duration_since(Instant::now()));
-        let this = sock.take();
-        match tokio::task::spawn_blocking(move || round(this, &gw, wait, id)).await {
-            Ok((_, Ok(true))) => return Some(Answer::Echo),
-            Ok((kept, Ok(false))) => sock = kept,
-            Ok((_, Err(e))) => {
+        // Opened on the first round, and again after an error (its interface went away, say).
+        let round = match sock.take().map_or_else(|| EchoSocket::open(g), Ok) {
+            Ok(s) => {
+                let answered = s.echo(wait, id).await;
+                sock = answered.is_ok().then_some(s);
+                answered
+            }
+            Err(e) => Err(e),
+        };
+        match round {
+            Ok(true) => return Some(Answer::Echo),
+            Ok(false) => {}
+            Err(e) => {
                 if e.kind() == io::ErrorKind::PermissionDenied
                     && !RAW_DENIED.swap(true, Ordering::Relaxed)
                 {
@@ -302,7 +309,6 @@ async fn probe(g: &Gateway, limit: Duration, enough: Answer) -> Option<Answer> {
                 tracing::debug!("echo to {} through {}: {e}", g.ip, g.interface);
                 tokio::time::sleep(wait).await;
             }
-            Err(e) => tracing::debug!("echo task: {e}"),
         }
         neighbour = neighbour || reachable(g).await;
         if neighbour && enough == Answer::Neighbour {
@@ -340,161 +346,58 @@ static PROBES: AtomicU16 = AtomicU16::new(1);
 static RAW_DENIED: AtomicBool = AtomicBool::new(false);
 static SEQUENCE: AtomicU16 = AtomicU16::new(1);
 
-/// One round of a probe on `sock` (opened on the first round, and again after an error, such as
-/// its interface going away): one echo request, and whether a reply came within `wait`.
-fn round(
-    sock: Option<OwnedFd>,
-    g: &Gateway,
-    wait: Duration,
-    id: u16,
-) -> (Option<OwnedFd>, io::Result<bool>) {
-    let sock = match sock.map_or_else(|| open(g), Ok) {
-        Ok(s) => s,
-        Err(e) => return (None, Err(e)),
-    };
-    match echo(&sock, g, wait, id) {
-        Ok(answered) => (Some(sock), Ok(answered)),
-        Err(e) => (None, Err(e)),
-    }
+/// A raw ICMP socket that hears only `g`'s interface and, connected to it, only the gateway
+/// (the kernel filters a connected raw socket by source). It stays open for the whole probe, so
+/// a reply that comes after its round still counts in the next.
+///
+/// It is driven as a tokio `UdpSocket`: that is tokio's safe wrapper for a connected datagram
+/// socket, and a raw socket is one (`send` and `recv` are the same system calls). tokio's
+/// general `AsyncFd` would need `unsafe` to register it (`AsyncFd::new` is deprecated as
+/// unsound since tokio 1.54).
+struct EchoSocket {
+    sock: UdpSocket,
+    v6: bool,
 }
 
-/// A raw ICMP socket that hears only `g`'s interface; it stays open for the whole probe, so a
-/// reply that comes after its round still counts in the next.
-fn open(g: &Gateway) -> io::Result<OwnedFd> {
-    let v6 = g.ip.is_ipv6();
-    let (family, proto) = if v6 {
-        (libc::AF_INET6, libc::IPPROTO_ICMPV6)
-    } else {
-        (libc::AF_INET, libc::IPPROTO_ICMP)
-    };
-    // SAFETY: plain socket(2); the descriptor is owned at once.
-    let fd = unsafe { libc::socket(family, libc::SOCK_RAW | libc::SOCK_CLOEXEC, proto) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: fd is a fresh descriptor nothing else owns.
-    let sock = unsafe { OwnedFd::from_raw_fd(fd) };
-    let name = g.interface.as_bytes();
-    setsockopt(
-        &sock,
-        libc::SO_BINDTODEVICE,
-        name.as_ptr().cast(),
-        name.len(),
-    )?;
-    Ok(sock)
-}
-
-/// One ICMP echo request to `g` on `sock`; whether a reply with `id` came within `wait`.
-fn echo(sock: &OwnedFd, g: &Gateway, wait: Duration, id: u16) -> io::Result<bool> {
-    let v6 = g.ip.is_ipv6();
-    let tv = libc::timeval {
-        tv_sec: wait.as_secs() as libc::time_t,
-        tv_usec: wait.subsec_micros().max(1) as libc::suseconds_t,
-    };
-    setsockopt(
-        sock,
-        libc::SO_RCVTIMEO,
-        (&raw const tv).cast(),
-        size_of::<libc::timeval>(),
-    )?;
-    let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
-    let request = echo_request(v6, id, seq);
-    send_to(sock, &request, g)?;
-    let deadline = Instant::now() + wait;
-    let mut buf = [0u8; 1500];
-    while Instant::now() < deadline {
-        // SAFETY: all-zero is a valid sockaddr_storage.
-        let mut src: libc::sockaddr_storage = unsafe { zeroed() };
-        let mut src_len = size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-        // SAFETY: buf and src are valid for the lengths given.
-        let n = unsafe {
-            libc::recvfrom(
-                sock.as_raw_fd(),
-                buf.as_mut_ptr().cast(),
-                buf.len(),
-                0,
-                (&raw mut src).cast(),
-                &mut src_len,
-            )
+impl EchoSocket {
+    fn open(g: &Gateway) -> io::Result<EchoSocket> {
+        let v6 = g.ip.is_ipv6();
+        let (domain, protocol) = if v6 {
+            (Domain::IPV6, Protocol::ICMPV6)
+        } else {
+            (Domain::IPV4, Protocol::ICMPV4)
         };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            return match e.kind() {
-                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => Ok(false),
-                io::ErrorKind::Interrupted => continue,
-                _ => Err(e),
-            };
-        }
-        if source(&src) == Some(g.ip) && is_reply(&buf[..n as usize], v6, id) {
-            return Ok(true);
-        }
+        let sock = Socket::new(domain, Type::RAW, Some(protocol))?;
+        sock.bind_device(Some(g.interface.as_bytes()))?;
+        // A link-local gateway needs its interface as the scope.
+        let to = match g.ip {
+            IpAddr::V4(ip) => SocketAddr::from((ip, 0)),
+            IpAddr::V6(ip) => SocketAddr::V6(SocketAddrV6::new(ip, 0, 0, g.ifindex)),
+        };
+        sock.connect(&to.into())?;
+        sock.set_nonblocking(true)?;
+        Ok(EchoSocket {
+            sock: UdpSocket::from_std(sock.into())?,
+            v6,
+        })
     }
-    Ok(false)
-}
 
-fn setsockopt(
-    sock: &OwnedFd,
-    opt: libc::c_int,
-    value: *const libc::c_void,
-    len: usize,
-) -> io::Result<()> {
-    // SAFETY: value points to len readable bytes for the duration of the call.
-    let rc = unsafe {
-        libc::setsockopt(
-            sock.as_raw_fd(),
-            libc::SOL_SOCKET,
-            opt,
-            value,
-            len as libc::socklen_t,
-        )
-    };
-    if rc < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-fn send_to(sock: &OwnedFd, packet: &[u8], g: &Gateway) -> io::Result<()> {
-    // SAFETY: all-zero is a valid sockaddr_storage; the family-specific view written below
-    // fits inside it.
-    let mut addr: libc::sockaddr_storage = unsafe { zeroed() };
-    let len = match g.ip {
-        IpAddr::V4(ip) => {
-            let sin = (&raw mut addr).cast::<libc::sockaddr_in>();
-            // SAFETY: sockaddr_storage is large and aligned enough for sockaddr_in.
-            unsafe {
-                (*sin).sin_family = libc::AF_INET as libc::sa_family_t;
-                (*sin).sin_addr.s_addr = u32::from(ip).to_be();
+    /// One echo request with `id`; whether a reply with `id` came within `wait`.
+    async fn echo(&self, wait: Duration, id: u16) -> io::Result<bool> {
+        let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
+        let request = echo_request(self.v6, id, seq);
+        self.sock.send(&request).await?;
+        let reply = async {
+            let mut buf = [0u8; 1500];
+            loop {
+                let n = self.sock.recv(&mut buf).await?;
+                if is_reply(&buf[..n], self.v6, id) {
+                    return Ok(true);
+                }
             }
-            size_of::<libc::sockaddr_in>()
-        }
-        IpAddr::V6(ip) => {
-            let sin6 = (&raw mut addr).cast::<libc::sockaddr_in6>();
-            // SAFETY: sockaddr_storage is large and aligned enough for sockaddr_in6.
-            unsafe {
-                (*sin6).sin6_family = libc::AF_INET6 as libc::sa_family_t;
-                (*sin6).sin6_addr.s6_addr = ip.octets();
-                // A link-local gateway needs its interface as the scope.
-                (*sin6).sin6_scope_id = g.ifindex;
-            }
-            size_of::<libc::sockaddr_in6>()
-        }
-    };
-    // SAFETY: packet and addr are valid for the lengths given.
-    let n = unsafe {
-        libc::sendto(
-            sock.as_raw_fd(),
-            packet.as_ptr().cast(),
-            packet.len(),
-            0,
-            (&raw const addr).cast(),
-            len as libc::socklen_t,
-        )
-    };
-    if n < 0 {
-        return Err(io::Error::last_os_error());
+        };
+        tokio::time::timeout(wait, reply).await.unwrap_or(Ok(false))
     }
-    Ok(())
 }
 
 const PAYLOAD: &[u8] = b"ovs-bridge-configurator";
@@ -522,22 +425,6 @@ fn checksum(data: &[u8]) -> u16 {
         sum = (sum & 0xffff) + (sum >> 16);
     }
     !(sum as u16)
-}
-
-/// The address a datagram came from.
-fn source(addr: &libc::sockaddr_storage) -> Option<IpAddr> {
-    let ptr = std::ptr::from_ref(addr);
-    match i32::from(addr.ss_family) {
-        // SAFETY: the family says which view the kernel wrote.
-        libc::AF_INET => Some(IpAddr::V4(Ipv4Addr::from(u32::from_be(unsafe {
-            (*ptr.cast::<libc::sockaddr_in>()).sin_addr.s_addr
-        })))),
-        // SAFETY: as above.
-        libc::AF_INET6 => Some(IpAddr::V6(Ipv6Addr::from(unsafe {
-            (*ptr.cast::<libc::sockaddr_in6>()).sin6_addr.s6_addr
-        }))),
-        _ => None,
-    }
 }
 
 /// Whether `packet` (an IPv4 datagram from a raw ICMP socket, or an ICMPv6 message) is an echo

@@ -34,7 +34,7 @@ pub fn desired_mode(s: &Settings) -> Mode {
 #[derive(Debug, thiserror::Error)]
 pub enum ModeFileError {
     #[error("not YAML: {0}")]
-    NotYaml(serde_yaml::Error),
+    NotYaml(serde_saphyr::Error),
     #[error("not a YAML mapping (expected `mode: unicast` or `mode: multicast`)")]
     NotAMapping,
 }
@@ -43,14 +43,17 @@ pub enum ModeFileError {
 /// no `mode` key or an empty document means multicast (Go's zero value); other keys (`time`) are
 /// ignored.
 pub fn parse_mode(text: &str) -> Result<Mode, ModeFileError> {
-    let doc: serde_yaml::Value = serde_yaml::from_str(text).map_err(ModeFileError::NotYaml)?;
+    // The YAML crate kube brings in; its documents read as JSON values (a mapping's keys as
+    // strings), which is all a mode file holds.
+    let doc: Option<serde_json::Value> =
+        serde_saphyr::from_str(text).map_err(ModeFileError::NotYaml)?;
     match doc {
-        serde_yaml::Value::Null => Ok(Mode::Multicast),
-        serde_yaml::Value::Mapping(m) => match m.get("mode") {
-            Some(serde_yaml::Value::String(v)) if v == "unicast" => Ok(Mode::Unicast),
+        None | Some(serde_json::Value::Null) => Ok(Mode::Multicast),
+        Some(serde_json::Value::Object(m)) => match m.get("mode") {
+            Some(serde_json::Value::String(v)) if v == "unicast" => Ok(Mode::Unicast),
             _ => Ok(Mode::Multicast),
         },
-        _ => Err(ModeFileError::NotAMapping),
+        Some(_) => Err(ModeFileError::NotAMapping),
     }
 }
 

@@ -82,8 +82,8 @@ pub enum StartError {
     Liveness(notify::Error),
     #[error(transparent)]
     Netlink(#[from] NetlinkError),
-    #[error("cannot build the API watchdog's HTTP client: {0}")]
-    Watchdog(reqwest::Error),
+    #[error("cannot start the API watchdog: {0}")]
+    Watchdog(watchdog::WatchdogError),
     #[error(transparent)]
     Events(#[from] SubscribeError),
 }

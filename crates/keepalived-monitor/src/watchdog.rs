@@ -5,6 +5,8 @@
 
 use std::time::Duration;
 
+use kube::client::Body;
+use kube::{Client, Config};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
@@ -14,7 +16,10 @@ const INITIAL_WAIT: Duration = Duration::from_secs(30 * 60);
 const INITIAL_PERIOD: Duration = Duration::from_secs(3);
 const PERIOD: Duration = Duration::from_secs(1);
 const TIMEOUT: Duration = Duration::from_secs(5);
-const IRONIC: &str = "http://localhost:6385/v1";
+const READYZ: &str = "/readyz";
+/// Ironic's API: any HTTP answer counts.
+const IRONIC: &str = "http://localhost:6385";
+const IRONIC_PATH: &str = "/v1";
 
 /// What the daemon must do with keepalived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,39 +52,76 @@ impl Health {
     }
 }
 
-async fn answers(client: &reqwest::Client, url: &str, need_ok: bool) -> bool {
-    match client.get(url).send().await {
-        Ok(r) => !need_ok || r.status() == reqwest::StatusCode::OK,
-        Err(e) => {
-            tracing::debug!("{url}: {e}");
+/// Why the watchdog could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum WatchdogError {
+    #[error("{url} is not a URL: {source}")]
+    Url {
+        url: String,
+        source: http::uri::InvalidUri,
+    },
+    #[error("cannot build an HTTP client for {url}: {source}")]
+    Client { url: String, source: kube::Error },
+}
+
+/// An HTTP client for `url` (the Kubernetes client's own stack, which the daemon links anyway):
+/// TLS not verified (the bootstrap's serving certificate is not in the host's trust store), no
+/// proxy, no retries (a failure is the answer), bounded by [`TIMEOUT`].
+fn client(url: &str) -> Result<Client, WatchdogError> {
+    let uri = url.parse().map_err(|source| WatchdogError::Url {
+        url: url.to_owned(),
+        source,
+    })?;
+    let mut config = Config::new(uri);
+    config.accept_invalid_certs = true;
+    config.connect_timeout = Some(TIMEOUT);
+    config.read_timeout = Some(TIMEOUT);
+    config.write_timeout = Some(TIMEOUT);
+    config.default_retry = false;
+    Client::try_from(config).map_err(|source| WatchdogError::Client {
+        url: url.to_owned(),
+        source,
+    })
+}
+
+/// Whether a GET of `path` answers within [`TIMEOUT`] (with 200 OK when `need_ok`).
+async fn answers(client: &Client, path: &str, need_ok: bool) -> bool {
+    let request = http::Request::get(path)
+        .body(Body::empty())
+        .expect("a GET of a fixed path is a valid request");
+    match tokio::time::timeout(TIMEOUT, client.send(request)).await {
+        Ok(Ok(r)) => !need_ok || r.status() == http::StatusCode::OK,
+        Ok(Err(e)) => {
+            tracing::debug!("{path}: {e}");
+            false
+        }
+        Err(_) => {
+            tracing::debug!("{path}: no answer within {TIMEOUT:?}");
             false
         }
     }
 }
 
-/// Watches `https://localhost:<api_port>/readyz` (TLS not verified: the bootstrap's serving
-/// certificate is not in the host's trust store) and sends [`Event`]s until the receiver is gone.
-pub fn spawn(api_port: u16, events: UnboundedSender<Event>) -> Result<(), reqwest::Error> {
-    let client = reqwest::Client::builder()
-        .danger_accept_invalid_certs(true)
-        .timeout(TIMEOUT)
-        .no_proxy()
-        .build()?;
-    let readyz = format!("https://localhost:{api_port}/readyz");
+/// Watches `https://localhost:<api_port>/readyz` and Ironic's API, and sends [`Event`]s until
+/// the receiver is gone.
+pub fn spawn(api_port: u16, events: UnboundedSender<Event>) -> Result<(), WatchdogError> {
+    let api = client(&format!("https://localhost:{api_port}"))?;
+    let ironic = client(IRONIC)?;
+    let readyz = format!("https://localhost:{api_port}{READYZ}");
     tokio::spawn(async move {
         let started = Instant::now();
-        while !answers(&client, &readyz, true).await {
+        while !answers(&api, READYZ, true).await {
             if started.elapsed() >= INITIAL_WAIT {
                 tracing::warn!("{readyz} not ready after {INITIAL_WAIT:?}; watching it anyway");
                 break;
             }
             tokio::time::sleep(INITIAL_PERIOD).await;
         }
-        tracing::info!("watching {readyz} (Ironic fallback {IRONIC})");
+        tracing::info!("watching {readyz} (Ironic fallback {IRONIC}{IRONIC_PATH})");
         let mut health = Health::default();
         loop {
-            let ready = answers(&client, &readyz, true).await;
-            let ironic = ready || answers(&client, IRONIC, false).await;
+            let ready = answers(&api, READYZ, true).await;
+            let ironic = ready || answers(&ironic, IRONIC_PATH, false).await;
             if let Some(e) = health.observe(ready, ironic)
                 && events.send(e).is_err()
             {

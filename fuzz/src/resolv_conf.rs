@@ -1,4 +1,5 @@
-//! NetworkManager's resolv.conf through the prepender's transform. Properties: never panics;
+//! NetworkManager's resolv.conf through the prepender's transform and the DNS probe's reading
+//! (`selection::resolv_conf`, one parser for both). Properties: never panics;
 //! idempotent; the node IP is the first nameserver; at most three active nameservers; the cluster
 //! domains lead the effective search list; every other line is kept, in order.
 //!
@@ -34,10 +35,21 @@ pub fn check(data: &[u8]) {
         .iter()
         .map(|d| d.to_string())
         .collect();
+    // The DNS probe reads the same file through the same parser: glibc's first three.
+    match selection::resolv_conf::nameservers(upstream) {
+        Ok(servers) => assert!(servers.len() <= MAX_NAMESERVERS),
+        Err(_) => assert!(
+            validate(upstream).is_err(),
+            "nameservers refused a valid file"
+        ),
+    }
     let Ok(out) = transform(upstream, ip, &domains) else {
         // Rejected input: the daemon leaves /etc/resolv.conf as it is.
         return;
     };
+    // The node's file as the probe reads it: the node IP is the first nameserver it asks.
+    let asked = selection::resolv_conf::nameservers(&out).expect("the output parses");
+    assert_eq!(go_text(asked[0].ip), go_text(ip), "{out}");
     validate(&out).unwrap_or_else(|e| panic!("the output is not a resolv.conf: {e}\n{out}"));
     assert_eq!(
         transform(&out, ip, &domains).as_deref(),

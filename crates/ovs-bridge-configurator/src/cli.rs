@@ -102,7 +102,7 @@ impl Command {
 }
 
 /// Settings; flags win over the config file.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct SettingsArgs {
     /// TOML with the same keys [default: /etc/ovs-bridge-configurator/config.toml if present].
     #[arg(long, value_name = "PATH")]

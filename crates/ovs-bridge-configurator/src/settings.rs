@@ -9,6 +9,7 @@ use selection::runfiles::NodeIpFiles;
 use serde::Deserialize;
 
 use crate::cli::SettingsArgs;
+use crate::probe::dns::ProbeName;
 
 pub const DEFAULT_CONFIG: &str = "/etc/ovs-bridge-configurator/config.toml";
 
@@ -56,7 +57,7 @@ pub struct Settings {
     /// The same bound for a live change (`apply-live`), on a node whose uplink already forwards.
     pub live_probe_timeout: Duration,
     /// The name the DNS probe looks up (see `probe::dns`).
-    pub dns_probe_name: String,
+    pub dns_probe_name: ProbeName,
     /// The kubelet's kubeconfig, for the API-server and node-readiness probes.
     pub kubeconfig: PathBuf,
     /// This node's Node object name (kubelet's default: the host name).
@@ -130,7 +131,7 @@ pub fn resolve(
     args: &SettingsArgs,
     default_config: &std::path::Path,
 ) -> Result<Settings, UsageError> {
-    let (cfg, _): (ConfigFile, _) = load_config(args.config.as_deref(), default_config)?;
+    let (cfg, cfg_path): (ConfigFile, _) = load_config(args.config.as_deref(), default_config)?;
     // `NM_CONN_SET_PATH` is how MCO templates persistence for configure-ovs; keep honouring it.
     let env_persist = match std::env::var("NM_CONN_SET_PATH").ok().as_deref() {
         None | Some("") | Some("/run/NetworkManager/system-connections") => None,
@@ -164,9 +165,13 @@ pub fn resolve(
         // 1.25 times the slowest 802.3ad renegotiation measured (6.4 s): a live change that
         // cuts the node off is rolled back within about 10 s, not kubernetes-nmstate's minutes.
         live_probe_timeout: Duration::from_secs(cfg.live_probe_timeout_secs.unwrap_or(8)),
-        dns_probe_name: cfg
-            .dns_probe_name
-            .unwrap_or_else(|| crate::probe::dns::ROOT_SERVERS.to_owned()),
+        dns_probe_name: match cfg.dns_probe_name.as_deref() {
+            None => ProbeName::default(),
+            Some(name) => ProbeName::new(name).map_err(|e| {
+                let from = cfg_path.as_deref().unwrap_or(default_config).display();
+                UsageError(format!("invalid dns-probe-name in {from}: {e}"))
+            })?,
+        },
         kubeconfig: cfg
             .kubeconfig
             .unwrap_or_else(|| var_lib.join("kubelet/kubeconfig")),
@@ -190,4 +195,30 @@ pub fn resolve(
         // $TMPDIR, else /tmp, as configure-ovs.
         troubleshooting_dir: cfg.troubleshooting_dir.unwrap_or_else(std::env::temp_dir),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dns_probe_name_that_cannot_be_queried_is_bad_input_naming_it_and_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.toml");
+        std::fs::write(&config, "dns-probe-name = \"api..example\"\n").unwrap();
+        let args = SettingsArgs {
+            config: Some(config.clone()),
+            ..SettingsArgs::default()
+        };
+        let e = resolve(&args, &config).unwrap_err().to_string();
+        assert!(
+            e.contains("dns-probe-name")
+                && e.contains(&config.display().to_string())
+                && e.contains("\"api..example\" has an empty label"),
+            "{e}"
+        );
+        std::fs::write(&config, "dns-probe-name = \"api-int.example.\"\n").unwrap();
+        let s = resolve(&args, &config).unwrap();
+        assert_eq!(s.dns_probe_name.to_string(), "api-int.example");
+    }
 }

@@ -15,6 +15,7 @@ pub mod logging;
 pub mod model;
 pub mod net;
 pub mod netlink;
+pub mod resolv_conf;
 pub mod runfiles;
 pub mod select;
 #[cfg(test)]

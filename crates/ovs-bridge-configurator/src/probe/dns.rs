@@ -8,40 +8,135 @@
 //! and `REFUSED` do not count.
 
 use std::io;
-use std::net::{IpAddr, SocketAddr, UdpSocket};
+use std::net::{IpAddr, SocketAddr, SocketAddrV6, UdpSocket};
 use std::path::Path;
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::time::{Duration, Instant};
+
+use selection::model::Snapshot;
+use selection::resolv_conf;
 
 /// Upstream's probe name, looked up as NS.
 pub const ROOT_SERVERS: &str = "root-servers.net";
 
 const TYPE_A: u16 = 1;
 const TYPE_NS: u16 = 2;
+/// A name's length in text, without the root's dot (its wire form is at most 255 bytes).
+const MAX_NAME: usize = 253;
+const MAX_LABEL: usize = 63;
 
 static IDS: AtomicU16 = AtomicU16::new(0x5eed);
 
-/// The nameservers of resolv.conf `text`, in order (what glibc asks).
-pub fn nameservers(text: &str) -> Vec<IpAddr> {
-    text.lines()
-        .filter_map(|l| {
-            let mut words = l.split_whitespace();
-            (words.next() == Some("nameserver")).then(|| words.next()?.parse().ok())?
+/// A name the DNS probe looks up (the `dns-probe-name` setting), checked when the settings load
+/// as Go's resolver checks it (kubernetes-nmstate's probe): labels of 1 to 63 letters, digits,
+/// `-` (not at either end) or `_`, at most 253 characters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProbeName(String);
+
+/// Why a name cannot be looked up.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadProbeName {
+    #[error("{0:?} is longer than {MAX_NAME} characters")]
+    TooLong(String),
+    #[error("{0:?} has an empty label")]
+    EmptyLabel(String),
+    #[error("{name:?}: the label {label:?} is longer than {MAX_LABEL} bytes")]
+    LabelTooLong { name: String, label: String },
+    #[error("{name:?}: {c:?} is not a letter, digit, '-' or '_'")]
+    Character { name: String, c: char },
+    #[error("{name:?}: the label {label:?} begins or ends with '-'")]
+    Hyphen { name: String, label: String },
+}
+
+impl ProbeName {
+    pub fn new(name: &str) -> Result<ProbeName, BadProbeName> {
+        let bare = name.strip_suffix('.').unwrap_or(name);
+        if bare.len() > MAX_NAME {
+            return Err(BadProbeName::TooLong(name.to_owned()));
+        }
+        for label in bare.split('.') {
+            let err = |f: fn(String, String) -> BadProbeName| f(name.to_owned(), label.to_owned());
+            if label.is_empty() {
+                return Err(BadProbeName::EmptyLabel(name.to_owned()));
+            }
+            if label.len() > MAX_LABEL {
+                return Err(err(|name, label| BadProbeName::LabelTooLong {
+                    name,
+                    label,
+                }));
+            }
+            if let Some(c) = label
+                .chars()
+                .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
+            {
+                return Err(BadProbeName::Character {
+                    name: name.to_owned(),
+                    c,
+                });
+            }
+            if label.starts_with('-') || label.ends_with('-') {
+                return Err(err(|name, label| BadProbeName::Hyphen { name, label }));
+            }
+        }
+        Ok(ProbeName(bare.to_owned()))
+    }
+}
+
+impl Default for ProbeName {
+    fn default() -> ProbeName {
+        ProbeName(ROOT_SERVERS.to_owned())
+    }
+}
+
+impl std::fmt::Display for ProbeName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The nameservers of the resolv.conf at `path` as glibc's resolver asks them (the first
+/// three), each with the interface of its `%scope` (a name among `snap`'s links, or an index).
+/// None when the file is absent or unreadable; a file that is not a resolv.conf, or a scope
+/// that names no interface, is said and probes nothing.
+pub fn nameservers_of(path: &Path, snap: &Snapshot) -> Vec<SocketAddr> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let servers = match resolv_conf::nameservers(&text) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!("{}: {e}: no nameserver is probed", path.display());
+            return Vec::new();
+        }
+    };
+    servers
+        .into_iter()
+        .filter_map(|ns| {
+            let scope = match (&ns.scope, ns.ip) {
+                (Some(scope), IpAddr::V6(_)) => scope.parse().ok().or_else(|| {
+                    let link = snap.links.iter().find(|l| &l.name == scope);
+                    if link.is_none() {
+                        tracing::warn!(
+                            "{}: nameserver {}%{scope}: no interface {scope}; it is not probed",
+                            path.display(),
+                            ns.ip
+                        );
+                    }
+                    Some(link?.index)
+                })?,
+                _ => 0,
+            };
+            Some(match ns.ip {
+                IpAddr::V4(ip) => SocketAddr::from((ip, 53)),
+                IpAddr::V6(ip) => SocketAddr::V6(SocketAddrV6::new(ip, 53, 0, scope)),
+            })
         })
         .collect()
 }
 
-/// The nameservers of the resolv.conf at `path` (none when it is absent or unreadable: then
-/// nothing is probed).
-pub fn nameservers_of(path: &Path) -> Vec<IpAddr> {
-    std::fs::read_to_string(path)
-        .map(|t| nameservers(&t))
-        .unwrap_or_default()
-}
-
 /// The query for `name`: NS for the root servers' zone, A for anything else.
-fn query(id: u16, name: &str) -> Vec<u8> {
-    let qtype = if name.trim_end_matches('.') == ROOT_SERVERS {
+fn query(id: u16, name: &ProbeName) -> Vec<u8> {
+    let qtype = if name.0 == ROOT_SERVERS {
         TYPE_NS
     } else {
         TYPE_A
@@ -49,7 +144,8 @@ fn query(id: u16, name: &str) -> Vec<u8> {
     // Header: id, recursion desired, one question.
     let mut q = id.to_be_bytes().to_vec();
     q.extend_from_slice(&[0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]);
-    for label in name.trim_end_matches('.').split('.') {
+    for label in name.0.split('.') {
+        // At most 63 bytes, checked by `ProbeName::new`.
         q.push(label.len() as u8);
         q.extend_from_slice(label.as_bytes());
     }
@@ -80,13 +176,12 @@ pub enum Refusal {
 
 /// [`lookup`] off the async runtime; an error of the socket itself counts as no answer.
 pub async fn answered_within(
-    server: IpAddr,
-    name: &str,
+    at: SocketAddr,
+    name: &ProbeName,
     limit: Duration,
     refusal: Refusal,
 ) -> bool {
-    let name = name.to_owned();
-    let at = SocketAddr::new(server, 53);
+    let name = name.clone();
     tokio::task::spawn_blocking(move || lookup(at, &name, limit, refusal))
         .await
         .ok()
@@ -96,7 +191,7 @@ pub async fn answered_within(
 
 /// Whether the nameserver at `at` answers a lookup of `name` within `limit` (one query, resent
 /// every 200 ms).
-fn lookup(at: SocketAddr, name: &str, limit: Duration, refusal: Refusal) -> io::Result<bool> {
+fn lookup(at: SocketAddr, name: &ProbeName, limit: Duration, refusal: Refusal) -> io::Result<bool> {
     let deadline = Instant::now() + limit;
     let bind: SocketAddr = if at.is_ipv4() {
         "0.0.0.0:0".parse().unwrap()
@@ -145,29 +240,80 @@ fn lookup(at: SocketAddr, name: &str, limit: Duration, refusal: Refusal) -> io::
 mod tests {
     use super::*;
 
+    fn name(n: &str) -> ProbeName {
+        ProbeName::new(n).unwrap()
+    }
+
     #[test]
-    fn nameservers_are_read_in_order_and_the_rest_ignored() {
-        let text = "# generated\nsearch example.com\nnameserver 192.0.2.53\n\
-                    nameserver  2001:db8::53 \nnameserver bogus\noptions ndots:2\n";
-        let want: Vec<IpAddr> = vec![
-            "192.0.2.53".parse().unwrap(),
-            "2001:db8::53".parse().unwrap(),
+    fn nameservers_are_glibcs_three_with_a_link_local_ones_interface() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("resolv.conf");
+        std::fs::write(
+            &path,
+            "search example.com\nnameserver fe80::1%br-ex\nnameserver fe80::2%7\n\
+             nameserver 192.0.2.53\nnameserver 192.0.2.54\n",
+        )
+        .unwrap();
+        let snap = selection::fixture::snapshot().link(5, "br-ex").build();
+        let want: Vec<SocketAddr> = vec![
+            "[fe80::1%5]:53".parse().unwrap(),
+            "[fe80::2%7]:53".parse().unwrap(),
+            "192.0.2.53:53".parse().unwrap(),
         ];
-        assert_eq!(nameservers(text), want);
+        assert_eq!(nameservers_of(&path, &snap), want);
+        std::fs::write(&path, "nameserver fe80::1%ens9\nnameserver 192.0.2.53\n").unwrap();
+        assert_eq!(
+            nameservers_of(&path, &snap),
+            vec!["192.0.2.53:53".parse::<SocketAddr>().unwrap()],
+            "no interface ens9"
+        );
+        std::fs::write(&path, "nameserver 192.0.2.53\n<html>\n").unwrap();
+        assert!(nameservers_of(&path, &snap).is_empty(), "not a resolv.conf");
+        assert!(nameservers_of(&dir.path().join("missing"), &snap).is_empty());
     }
 
     #[test]
     fn the_query_is_ns_for_the_root_servers_and_a_for_a_host() {
-        let q = query(0x1234, "root-servers.net");
+        let q = query(0x1234, &ProbeName::default());
         assert_eq!(&q[..4], &[0x12, 0x34, 0x01, 0x00]);
         assert_eq!(&q[12..], b"\x0croot-servers\x03net\x00\x00\x02\x00\x01");
-        let q = query(1, "api.cluster.example.");
+        let q = query(1, &name("api.cluster.example."));
+        assert_eq!(&q[12..q.len() - 4], b"\x03api\x07cluster\x07example\x00");
         assert_eq!(&q[q.len() - 4..], &[0, 1, 0, 1]);
     }
 
     #[test]
+    fn a_name_that_cannot_be_queried_is_refused_with_the_reason() {
+        let long = "a".repeat(64);
+        for (bad, want) in [
+            (long.as_str(), "longer than 63 bytes"),
+            ("api..example", "empty label"),
+            ("", "empty label"),
+            ("ápi.example", "'á' is not a letter"),
+            ("api example", "' ' is not a letter"),
+            ("-api.example", "begins or ends with '-'"),
+        ] {
+            let e = ProbeName::new(bad).unwrap_err().to_string();
+            assert!(e.contains(want), "{bad:?}: {e}");
+        }
+        let too_long = vec!["a".repeat(63); 4].join(".");
+        assert!(matches!(
+            ProbeName::new(&too_long),
+            Err(BadProbeName::TooLong(_))
+        ));
+        for good in [
+            "root-servers.net",
+            "api-int.ostest.example.",
+            "_srv.example",
+            "a",
+        ] {
+            assert!(ProbeName::new(good).is_ok(), "{good}");
+        }
+    }
+
+    #[test]
     fn only_a_reply_to_the_same_id_that_knows_answers() {
-        let mut reply = query(7, "root-servers.net");
+        let mut reply = query(7, &ProbeName::default());
         reply[2] |= 0x80;
         assert!(answers(&reply, 7));
         assert!(!answers(&reply, 8), "another id");
@@ -178,7 +324,7 @@ mod tests {
         reply[3] = 0x85;
         assert!(!answers(&reply, 7), "REFUSED");
         assert!(
-            !answers(&query(7, "root-servers.net"), 7),
+            !answers(&query(7, &ProbeName::default()), 7),
             "a query, not a reply"
         );
     }
@@ -196,11 +342,11 @@ mod tests {
         let at = closed_port();
         let t = Instant::now();
         let limit = Duration::from_secs(3);
-        assert!(!lookup(at, ROOT_SERVERS, limit, Refusal::Ends).unwrap());
+        assert!(!lookup(at, &ProbeName::default(), limit, Refusal::Ends).unwrap());
         assert!(t.elapsed() < limit / 2, "{:?}", t.elapsed());
         let t = Instant::now();
         let limit = Duration::from_millis(400);
-        assert!(!lookup(at, ROOT_SERVERS, limit, Refusal::Retried).unwrap());
+        assert!(!lookup(at, &ProbeName::default(), limit, Refusal::Retried).unwrap());
         assert!(t.elapsed() >= limit, "{:?}", t.elapsed());
     }
 
@@ -215,7 +361,7 @@ mod tests {
             server.send_to(&buf[..n], from).unwrap();
         });
         let limit = Duration::from_secs(3);
-        assert!(lookup(at, ROOT_SERVERS, limit, Refusal::Ends).unwrap());
+        assert!(lookup(at, &ProbeName::default(), limit, Refusal::Ends).unwrap());
         replier.join().unwrap();
     }
 }

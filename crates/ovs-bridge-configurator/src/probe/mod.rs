@@ -17,7 +17,7 @@ pub mod api;
 pub mod dns;
 pub mod gateway;
 
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -38,7 +38,7 @@ const POLL: Duration = Duration::from_millis(250);
 #[derive(Clone, Debug)]
 pub struct Targets {
     pub resolv_conf: PathBuf,
-    pub dns_name: String,
+    pub dns_name: dns::ProbeName,
     /// The kubelet's kubeconfig, then the bootstrap one: the first that exists is used.
     pub kubeconfigs: Vec<PathBuf>,
     pub node: String,
@@ -77,7 +77,7 @@ impl Targets {
 pub struct Selected {
     targets: Targets,
     gateways: Vec<Heard>,
-    nameservers: Vec<IpAddr>,
+    nameservers: Vec<SocketAddr>,
     /// The API server's URL, and whether the node was Ready.
     api: Option<(String, bool)>,
 }
@@ -93,7 +93,7 @@ pub enum Failed {
     )]
     Dns {
         server: IpAddr,
-        name: String,
+        name: dns::ProbeName,
         limit: Duration,
     },
     #[error(
@@ -114,27 +114,26 @@ pub enum Failed {
 pub async fn select(targets: &Targets, snap: &Snapshot) -> Selected {
     let gateways = default_gateways(snap);
     let gateways = gateway::answering(&gateways);
-    let servers = dns::nameservers_of(&targets.resolv_conf);
-    let dns = futures_util::future::join_all(servers.into_iter().map(|server| {
-        let name = targets.dns_name.clone();
-        async move {
-            let ok = dns::answered_within(server, &name, BEFORE_LIMIT, dns::Refusal::Ends).await;
-            (server, ok)
-        }
+    let servers = dns::nameservers_of(&targets.resolv_conf, snap);
+    let dns = futures_util::future::join_all(servers.into_iter().map(|server| async move {
+        let ok =
+            dns::answered_within(server, &targets.dns_name, BEFORE_LIMIT, dns::Refusal::Ends).await;
+        (server, ok)
     }));
     let api = api::look(&targets.kubeconfigs, &targets.node, BEFORE_LIMIT);
     let (gateways, dns, api) = tokio::join!(gateways, dns, api);
     let mut nameservers = Vec::new();
     for (server, ok) in dns {
+        let ip = server.ip();
         if ok {
             tracing::info!(
-                "nameserver {server} answers a lookup of {}: it must answer after the change",
+                "nameserver {ip} answers a lookup of {}: it must answer after the change",
                 targets.dns_name
             );
             nameservers.push(server);
         } else {
             tracing::info!(
-                "nameserver {server} does not answer a lookup of {} within {BEFORE_LIMIT:?}: it \
+                "nameserver {ip} does not answer a lookup of {} within {BEFORE_LIMIT:?}: it \
                  is not awaited after the change",
                 targets.dns_name
             );
@@ -187,14 +186,15 @@ pub async fn await_after(
             let left = deadline.saturating_duration_since(Instant::now());
             if dns::answered_within(server, &t.dns_name, left, dns::Refusal::Retried).await {
                 tracing::info!(
-                    "nameserver {server} answers, {:.2} s after the change",
+                    "nameserver {} answers, {:.2} s after the change",
+                    server.ip(),
                     start.elapsed().as_secs_f64()
                 );
                 break;
             }
             if Instant::now() >= deadline {
                 return Err(Failed::Dns {
-                    server,
+                    server: server.ip(),
                     name: t.dns_name.clone(),
                     limit,
                 });

@@ -57,7 +57,7 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         cargo_target_dir: Option<std::path::PathBuf>,
     },
-    /// Licenses of every dependency, grouped (the RPMs' LICENSE.dependencies).
+    /// Licenses of every crate the daemons link, grouped (the RPMs' LICENSE.dependencies).
     Licenses,
     /// Boot three on-prem nodes' networking (the daemons in unit order) and show the result:
     /// a table per node and the boot's timeline.

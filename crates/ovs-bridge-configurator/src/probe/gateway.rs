@@ -352,8 +352,8 @@ static SEQUENCE: AtomicU16 = AtomicU16::new(1);
 ///
 /// It is driven as a tokio `UdpSocket`: that is tokio's safe wrapper for a connected datagram
 /// socket, and a raw socket is one (`send` and `recv` are the same system calls). tokio's
-/// general `AsyncFd` would need `unsafe` to register it (`AsyncFd::new` is deprecated as
-/// unsound since tokio 1.54).
+/// general `AsyncFd` is no longer a safe way to take it: `AsyncFd::new` is deprecated as unsound
+/// since tokio 1.54, and its replacement leaves the descriptor's validity to the caller.
 struct EchoSocket {
     sock: UdpSocket,
     v6: bool,

@@ -121,8 +121,9 @@ fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Cmd::Deps => deps::install(),
         Cmd::Test => {
+            let started = std::time::Instant::now();
             deps::install()?;
-            test::run()
+            test::run(started.elapsed())
         }
         Cmd::Dist { destdir, bin_dir } => dist::run(&destdir, bin_dir.as_deref()),
         Cmd::Rpm {

@@ -2,6 +2,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
@@ -69,7 +70,77 @@ impl Panics {
     }
 }
 
-pub fn run() -> anyhow::Result<()> {
+/// Each test binary's wall time (from cargo's `Running`/`Doc-tests` line to the next), and the
+/// build before the first: the table at the end of every run, so CI's budget stays visible.
+#[derive(Debug)]
+struct Suites {
+    started: Instant,
+    current: Option<(String, Instant)>,
+    done: Vec<(String, Duration)>,
+}
+
+impl Suites {
+    fn new(started: Instant) -> Suites {
+        Suites {
+            started,
+            current: None,
+            done: Vec::new(),
+        }
+    }
+
+    /// A line of cargo's stderr, seen at `at`.
+    fn add_line(&mut self, line: &str, at: Instant) {
+        let line = line.trim();
+        let name = if let Some(rest) = line.strip_prefix("Running ") {
+            // `Running tests/harness.rs (target/debug/deps/harness-0f1e2d3c)`
+            let (src, bin) = rest.split_once(" (").unwrap_or((rest, ""));
+            let bin = bin
+                .trim_end_matches(')')
+                .rsplit('/')
+                .next()
+                .unwrap_or_default();
+            let bin = bin.rsplit_once('-').map_or(bin, |(name, _hash)| name);
+            format!("{bin} {}", src.trim_start_matches("unittests "))
+        } else if let Some(krate) = line.strip_prefix("Doc-tests ") {
+            format!("{krate} doc-tests")
+        } else {
+            return;
+        };
+        self.finish(at);
+        if self.done.is_empty() {
+            self.done
+                .push(("(build)".to_owned(), at.duration_since(self.started)));
+        }
+        self.current = Some((name, at));
+    }
+
+    fn finish(&mut self, at: Instant) {
+        if let Some((name, since)) = self.current.take() {
+            self.done.push((name, at.duration_since(since)));
+        }
+    }
+
+    /// The table: one row per suite in run order, then the total.
+    fn table(&self, deps: Duration) -> String {
+        let width = self
+            .done
+            .iter()
+            .map(|(n, _)| n.len())
+            .max()
+            .unwrap_or(0)
+            .max(24);
+        let row = |name: &str, d: Duration| format!("{name:<width$} {:>7.1} s\n", d.as_secs_f64());
+        let mut out = format!("suite wall times\n{}", row("(deps)", deps));
+        for (name, d) in &self.done {
+            out.push_str(&row(name, *d));
+        }
+        let total: Duration = deps + self.done.iter().map(|(_, d)| *d).sum::<Duration>();
+        out.push_str(&row("total", total));
+        out
+    }
+}
+
+pub fn run(deps: Duration) -> anyhow::Result<()> {
     // What earlier runs left on this machine (an interrupted run, say) is not this run's leak:
     // it is named once so nobody mistakes it for a clean host, and the check below counts only
     // what appears during the suite.
@@ -83,6 +154,7 @@ pub fn run() -> anyhow::Result<()> {
     let markers_before = integration::leaks::host_markers();
     let netns_dirs_before = integration::leaks::existing_netns_dirs();
     // --no-fail-fast: one failing test binary does not hide what the others would say.
+    let started = Instant::now();
     let mut child = cargo()
         .args([
             "test",
@@ -92,8 +164,19 @@ pub fn run() -> anyhow::Result<()> {
             "--no-fail-fast",
         ])
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .context("cannot run cargo test")?;
+    // cargo says which binary runs on stderr: timed as it comes, passed on as it was.
+    let stderr = child.stderr.take().context("stderr")?;
+    let timing = std::thread::spawn(move || {
+        let mut suites = Suites::new(started);
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            eprintln!("{line}");
+            suites.add_line(&line, Instant::now());
+        }
+        suites
+    });
     let mut totals = Totals::default();
     let mut panics = Panics::default();
     for line in BufReader::new(child.stdout.take().context("stdout")?).lines() {
@@ -103,6 +186,11 @@ pub fn run() -> anyhow::Result<()> {
         panics.add_line(&line);
     }
     let status = child.wait()?;
+    let mut suites = timing
+        .join()
+        .map_err(|_| anyhow::anyhow!("the timing thread panicked"))?;
+    suites.finish(Instant::now());
+    println!("{}", suites.table(deps));
     // Each failure's first words again, next to the closing line, where a reader of the tail
     // of a long log finds them.
     for p in &panics.found {
@@ -169,6 +257,41 @@ mod tests {
             p.found[1],
             "thread 'other' panicked at xtask/tests/day2.rs:12:5: assertion failed: left == 5"
         );
+    }
+
+    #[test]
+    fn times_each_test_binary_from_its_running_line_to_the_next() {
+        let t0 = Instant::now();
+        let s = |secs: u64| t0 + Duration::from_secs(secs);
+        let mut suites = Suites::new(t0);
+        suites.add_line("   Compiling selection v0.1.0", s(1));
+        suites.add_line(
+            "     Running unittests src/lib.rs (target/debug/deps/selection-0123abcd)",
+            s(300),
+        );
+        suites.add_line(
+            "     Running tests/harness.rs (target/debug/deps/harness-89ef)",
+            s(302),
+        );
+        suites.add_line("   Doc-tests selection", s(400));
+        suites.finish(s(401));
+        let names: Vec<(&str, u64)> = suites
+            .done
+            .iter()
+            .map(|(n, d)| (n.as_str(), d.as_secs()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("(build)", 300),
+                ("selection src/lib.rs", 2),
+                ("harness tests/harness.rs", 98),
+                ("selection doc-tests", 1)
+            ]
+        );
+        let table = suites.table(Duration::from_secs(10));
+        assert!(table.contains("harness tests/harness.rs"), "{table}");
+        assert!(table.trim_end().ends_with("411.0 s"), "{table}");
     }
 
     #[test]

@@ -1786,6 +1786,61 @@ fn a_support_bundle_holds_no_secret_of_any_kind() {
     }
 }
 
+/// Issue 40: the gateway probe's own socket against a real neighbour. An IPv4 gateway and an
+/// IPv6 link-local one (reached through its scope, the interface) answer echo requests; the
+/// socket is bound to the interface it is given, so a gateway asked through an interface that
+/// does not lead to it does not answer, although the node's routes reach it; a gateway that
+/// ignores echo requests counts by its REACHABLE neighbour entry only.
+#[test]
+fn the_gateway_probe_hears_gateways_through_their_interface_only() {
+    if !require_root("the_gateway_probe_hears_gateways_through_their_interface_only") {
+        return;
+    }
+    use integration::Netns;
+    use ovs_bridge_configurator::probe::{Answer, Gateway, gateway};
+    let node = Netns::new("probe-node").unwrap();
+    let router = Netns::new("probe-gw").unwrap();
+    for ns in [&node, &router] {
+        ns.sysctl("net.ipv6.conf.default.accept_dad", "0").unwrap();
+    }
+    node.veth_to("up0", &router, "gw0").unwrap();
+    node.nic("other0").unwrap();
+    node.addr("up0", "192.0.2.10/24", &[]).unwrap();
+    node.addr("other0", "198.51.100.10/24", &[]).unwrap();
+    router.addr("gw0", "192.0.2.1/24", &[]).unwrap();
+    router.addr("gw0", "fe80::1/64", &["nodad"]).unwrap();
+    let gateway = |ip: &str, interface: &str| Gateway {
+        ip: ip.parse().unwrap(),
+        interface: interface.to_owned(),
+        ifindex: node.ifindex(interface).unwrap(),
+        metric: 0,
+    };
+    let probe = |gateways: Vec<Gateway>| {
+        node.run_in(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(gateway::answering(&gateways))
+                .into_iter()
+                .map(|h| h.answer)
+                .collect::<Vec<_>>()
+        })
+        .unwrap()
+    };
+    let answers = probe(vec![
+        gateway("192.0.2.1", "up0"),
+        gateway("fe80::1", "up0"),
+        gateway("192.0.2.1", "other0"),
+    ]);
+    assert_eq!(answers, [Some(Answer::Echo), Some(Answer::Echo), None]);
+    // ICMP filtered: the neighbour answered ARP a moment ago, which is all that counts then.
+    router.sysctl("net.ipv4.icmp_echo_ignore_all", "1").unwrap();
+    node.exec("ping", &["-c1", "-W1", "192.0.2.1"]).unwrap_err();
+    let answers = probe(vec![gateway("192.0.2.1", "up0")]);
+    assert_eq!(answers, [Some(Answer::Neighbour)]);
+}
+
 /// Issue 27: `apply-live` on a converted node. An additive change (an address on a second NIC)
 /// is committed and stays until the node's next boot, with nothing written under /etc/nmstate;
 /// a change that cuts the node off (its default route moved to a gateway that does not exist)

@@ -87,6 +87,8 @@ pub fn parse(p: &Pending) -> Result<nmstate::NetworkState, DeclarativeError> {
 /// the br-ex check) before committing, and records the file. A failure anywhere rolls back.
 pub async fn apply<F>(
     s: &Settings,
+    nm: &Nm,
+    checkpoint_timeout: Duration,
     p: &Pending,
     state: nmstate::NetworkState,
     finish: F,
@@ -95,7 +97,7 @@ where
     F: AsyncFnOnce() -> Result<(), CheckFailed>,
 {
     let path = p.path.display().to_string();
-    checkpoint::apply(state, s.checkpoint_timeout, Lasting::Persistent, finish)
+    checkpoint::apply(nm, state, checkpoint_timeout, Lasting::Persistent, finish)
         .await
         .map_err(|e| match e {
             checkpoint::Failed::Nmstate(source) => DeclarativeError::Apply { path, source },
@@ -120,7 +122,7 @@ where
     Ok(())
 }
 
-/// When a pending file is applied: it decides the probes and their bound.
+/// When a pending file is applied: it decides the probes, their bound and the checkpoint's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Moment {
     /// By the boot-time units, before kubelet: the boot's probes within
@@ -133,17 +135,19 @@ pub enum Moment {
 }
 
 impl Moment {
-    fn probes(self, s: &Settings) -> (probe::Targets, Duration, &'static str) {
+    /// The probes, their bound, and the checkpoint's timeout (how long after a crash
+    /// NetworkManager rolls back: short on a running node, as `apply-live`).
+    fn probes(self, s: &Settings) -> (probe::Targets, Duration, Duration) {
         match self {
             Moment::Boot => (
                 probe::Targets::at_boot(s),
                 s.forwarding_timeout,
-                "forwarding-timeout-secs",
+                s.checkpoint_timeout,
             ),
             Moment::Running => (
                 probe::Targets::live(s),
                 s.live_probe_timeout,
-                "live-probe-timeout-secs",
+                s.live_checkpoint_timeout,
             ),
         }
     }
@@ -155,9 +159,7 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
         return Ok(None);
     };
     tracing::info!("applying the NMState file {}", pending.path.display());
-    let (targets, bound, setting) = at.probes(s);
-    s.probe_bound_fits(setting, bound)
-        .map_err(DeclarativeError::from)?;
+    let (targets, bound, checkpoint) = at.probes(s);
     let state = parse(&pending)?;
     // nmstate's OVS plugin needs OVSDB: say why now rather than as a plugin failure mid-apply.
     ovsdb::check_access()?;
@@ -178,7 +180,7 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
         check_br_ex(s).await?;
         Ok(probe::await_after(&mut reader, &selected, Instant::now(), bound).await?)
     };
-    if let Err(e) = apply(s, &pending, state, finish).await {
+    if let Err(e) = apply(s, &nm, checkpoint, &pending, state, finish).await {
         tracing::error!("{e}");
         restore_bridges(&nm, &before, s).await;
         return Err(e.into());

@@ -209,14 +209,11 @@ where
     }
 }
 
-/// A malformed NMState file, or settings that cannot work: waiting changes nothing.
+/// A malformed NMState file: waiting changes nothing.
 fn is_bad_input(e: &apply::ApplyError) -> bool {
     matches!(
         e,
-        apply::ApplyError::Declarative(
-            declarative::DeclarativeError::Invalid { .. }
-                | declarative::DeclarativeError::Settings(_)
-        )
+        apply::ApplyError::Declarative(declarative::DeclarativeError::Invalid { .. })
     )
 }
 

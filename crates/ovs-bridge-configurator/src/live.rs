@@ -21,6 +21,7 @@ use crate::checkpoint::{self, Lasting};
 use crate::declarative::check_br_ex;
 use crate::guard;
 use crate::lock::{self, ChangeLock, LockError};
+use crate::nm::{Nm, NmError};
 use crate::outcome::CheckFailed;
 use crate::probe;
 use crate::settings::Settings;
@@ -54,11 +55,11 @@ pub enum LiveError {
         origin: String,
         reasons: Vec<String>,
     },
-    /// The settings cannot work together: nothing was changed.
-    #[error(transparent)]
-    Settings(#[from] crate::settings::BoundTooLong),
     #[error(transparent)]
     Lock(#[from] LockError),
+    /// NetworkManager cannot be reached: nothing was changed.
+    #[error("{0}")]
+    NetworkManager(Box<NmError>),
     #[error("netlink: {0}")]
     Netlink(#[from] selection::netlink::NetlinkError),
     /// nmstate refused or could not verify it, or the commit failed: rolled back.
@@ -79,10 +80,7 @@ pub enum LiveError {
 impl LiveError {
     /// Bad input (exit 2): the state itself is wrong, waiting or retrying changes nothing.
     pub fn is_bad_input(&self) -> bool {
-        matches!(
-            self,
-            LiveError::Invalid { .. } | LiveError::Refused { .. } | LiveError::Settings(_)
-        )
+        matches!(self, LiveError::Invalid { .. } | LiveError::Refused { .. })
     }
 }
 
@@ -99,7 +97,6 @@ pub struct Options {
 /// Applies `d` now; returns how long apply -> committed took.
 pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duration, LiveError> {
     let source = d.origin.clone();
-    s.probe_bound_fits("live-probe-timeout-secs", s.live_probe_timeout)?;
     let state = d.parse()?;
     let files = s.node_ip_files();
     let mut node_ips: Vec<_> = [files.primary_ip(), files.ipv4(), files.ipv6()]
@@ -119,6 +116,9 @@ pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duratio
     }
     let _lock = ChangeLock::acquire(&lock::path(&s.run_dir), "apply-live", o.lock_wait)?;
     let start = Instant::now();
+    let nm = Nm::connect(s.dbus_timeout)
+        .await
+        .map_err(|e| LiveError::NetworkManager(Box::new(e)))?;
     let mut reader = NetlinkReader::connect()?;
     let selected = probe::select(&probe::Targets::live(s), &reader.snapshot().await?).await;
     let check = async || -> Result<(), CheckFailed> {
@@ -126,7 +126,7 @@ pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duratio
         let bound = s.live_probe_timeout;
         Ok(probe::await_after(&mut reader, &selected, Instant::now(), bound).await?)
     };
-    checkpoint::apply(state, s.checkpoint_timeout, o.lasting, check)
+    checkpoint::apply(&nm, state, s.live_checkpoint_timeout, o.lasting, check)
         .await
         .map_err(|e| match e {
             checkpoint::Failed::Nmstate(e) => LiveError::Apply {

@@ -87,9 +87,6 @@ pub enum DeclarativeError {
     /// It applied, but the result is not a usable br-ex: rolled back.
     #[error("{path} was rolled back: {source}")]
     Unusable { path: String, source: CheckFailed },
-    /// The settings cannot work together: nothing was changed.
-    #[error(transparent)]
-    Settings(#[from] crate::settings::BoundTooLong),
     #[error("cannot write {}: {error}", path.display())]
     Write {
         path: PathBuf,

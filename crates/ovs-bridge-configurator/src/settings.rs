@@ -19,6 +19,7 @@ struct ConfigFile {
     persist: Option<bool>,
     retry_interval_secs: Option<u64>,
     checkpoint_timeout_secs: Option<u64>,
+    live_checkpoint_timeout_secs: Option<u64>,
     activation_timeout_secs: Option<u64>,
     dbus_timeout_secs: Option<u64>,
     forwarding_timeout_secs: Option<u64>,
@@ -44,6 +45,9 @@ pub struct Settings {
     /// NetworkManager rolls back by itself if the run dies (or stops extending the checkpoint)
     /// and does not commit within this; a live run extends it as the work proceeds.
     pub checkpoint_timeout: Duration,
+    /// The live paths' checkpoint (`apply-live`, `apply-nmstate --live`): how long after a crash
+    /// NetworkManager rolls the change back.
+    pub live_checkpoint_timeout: Duration,
     /// Longest wait for one profile to activate (one attempt).
     pub activation_timeout: Duration,
     /// Attempts at activating one profile before giving up (upstream: 10, 5 s apart).
@@ -98,33 +102,6 @@ impl Settings {
     pub fn nmstate_dir(&self) -> PathBuf {
         self.etc_dir.join("nmstate/openshift")
     }
-    /// Whether probes bounded by `bound` (the setting `key`) fit in nmstate's checkpoint: the
-    /// NMState paths do not extend it while the probes wait, so a longer bound would have
-    /// NetworkManager roll back a change that is still being probed, and the commit fail.
-    pub fn probe_bound_fits(&self, key: &'static str, bound: Duration) -> Result<(), BoundTooLong> {
-        if bound < self.checkpoint_timeout {
-            return Ok(());
-        }
-        Err(BoundTooLong {
-            key,
-            bound,
-            checkpoint: self.checkpoint_timeout,
-        })
-    }
-}
-
-/// Probes bounded by a setting that does not fit in nmstate's checkpoint: bad input.
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "{key} ({}) must be shorter than checkpoint-timeout-secs ({}): NetworkManager would roll the \
-     change back while its probes still wait",
-    bound.as_secs(),
-    checkpoint.as_secs()
-)]
-pub struct BoundTooLong {
-    key: &'static str,
-    bound: Duration,
-    checkpoint: Duration,
 }
 
 pub fn resolve(
@@ -155,6 +132,19 @@ pub fn resolve(
         persist: args.persist || env_persist.or(cfg.persist).unwrap_or(false),
         retry: (retry > 0).then(|| Duration::from_secs(retry)),
         checkpoint_timeout: Duration::from_secs(cfg.checkpoint_timeout_secs.unwrap_or(60)),
+        // Kept alive while the live apply runs: this is how long a killed one leaves the node
+        // with the change, before NetworkManager's own rollback (a few seconds).
+        live_checkpoint_timeout: match cfg.live_checkpoint_timeout_secs.unwrap_or(10) {
+            // 0 would be NetworkManager's "never roll back"; one call every second or less
+            // would be asked of NetworkManager to keep it alive.
+            secs @ 0..3 => {
+                let from = cfg_path.as_deref().unwrap_or(default_config).display();
+                return Err(UsageError(format!(
+                    "invalid live-checkpoint-timeout-secs in {from}: {secs} (at least 3)"
+                )));
+            }
+            secs => Duration::from_secs(secs),
+        },
         activation_timeout: Duration::from_secs(cfg.activation_timeout_secs.unwrap_or(90)),
         activation_attempts: cfg.activation_attempts.unwrap_or(10).max(1),
         // D-Bus's own default reply timeout.

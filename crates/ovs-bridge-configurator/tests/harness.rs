@@ -2167,8 +2167,11 @@ fn dead_route_in_place(c: &Case) -> bool {
         .contains("198.51.100.77")
 }
 
-/// Issue 27: a live apply SIGKILLed after its change and before its commit. NetworkManager's
-/// checkpoint (`checkpoint-timeout-secs`) rolls the node back by itself, nothing else helping.
+/// Issues 27 and 37: the live apply's checkpoint is a dead man's switch. While the apply runs,
+/// NetworkManager never rolls back under it, however long its probes wait (here 20 s against a
+/// checkpoint of 4 s); SIGKILLed after its change and before its commit, it is undone by
+/// NetworkManager's checkpoint alone (`live-checkpoint-timeout-secs`, 10 s by default) within
+/// 15 s of the kill.
 #[test]
 fn a_live_apply_killed_before_its_commit_is_undone_by_the_checkpoint() {
     if !require_root("a_live_apply_killed_before_its_commit") {
@@ -2178,28 +2181,43 @@ fn a_live_apply_killed_before_its_commit_is_undone_by_the_checkpoint() {
     let file = c.node.dir().join("dead.yml");
     fs::write(&file, DEAD_DEFAULT_ROUTE).unwrap();
     let cfg = c.node.dir().join("kill.toml");
-    // Probes that outlast the checkpoint cannot work: refused before anything changes.
     fs::write(
         &cfg,
-        "checkpoint-timeout-secs = 10\nlive-probe-timeout-secs = 10\n",
+        "live-checkpoint-timeout-secs = 4\nlive-probe-timeout-secs = 20\n",
     )
     .unwrap();
-    let o = c
+    let slow = c
         .command(&["apply-live", &file.display().to_string()], &cfg)
-        .output()
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", log(&o));
     assert!(
-        log(&o).contains(
-            "live-probe-timeout-secs (10) must be shorter than checkpoint-timeout-secs (10)"
-        ),
-        "{}",
-        log(&o)
+        wait_for(Duration::from_secs(20), || dead_route_in_place(&c)),
+        "the change was applied"
     );
-    assert!(!dead_route_in_place(&c));
-    fs::write(&cfg, "checkpoint-timeout-secs = 10\n").unwrap();
+    let applied = Instant::now();
+    while applied.elapsed() < Duration::from_secs(12) {
+        assert!(
+            dead_route_in_place(&c),
+            "rolled back {:.1} s after the change, under a live apply",
+            applied.elapsed().as_secs_f64()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let o = slow.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    assert!(log(&o).contains("was rolled back after"), "{}", log(&o));
+    assert!(
+        wait_for(Duration::from_secs(10), || !dead_route_in_place(&c)
+            && c.ready()),
+        "rolled back by the apply itself: {:?}",
+        c.node.ns.ip(&["route", "show", "default"])
+    );
+
+    // Killed: the default checkpoint, nothing else helping.
+    let cfg = Path::new("/dev/null");
     let mut child = c
-        .command(&["apply-live", &file.display().to_string()], &cfg)
+        .command(&["apply-live", &file.display().to_string()], cfg)
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();

@@ -134,7 +134,7 @@ pub fn resolve(
         checkpoint_timeout: Duration::from_secs(cfg.checkpoint_timeout_secs.unwrap_or(60)),
         // Kept alive while the live apply runs: this is how long a killed one leaves the node
         // with the change, before NetworkManager's own rollback (a few seconds).
-        live_checkpoint_timeout: match cfg.live_checkpoint_timeout_secs.unwrap_or(10) {
+        live_checkpoint_timeout: match cfg.live_checkpoint_timeout_secs.unwrap_or(8) {
             // 0 would be NetworkManager's "never roll back"; one call every second or less
             // would be asked of NetworkManager to keep it alive.
             secs @ 0..3 => {

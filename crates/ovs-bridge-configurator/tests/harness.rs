@@ -2170,7 +2170,7 @@ fn dead_route_in_place(c: &Case) -> bool {
 /// Issues 27 and 37: the live apply's checkpoint is a dead man's switch. While the apply runs,
 /// NetworkManager never rolls back under it, however long its probes wait (here 20 s against a
 /// checkpoint of 4 s); SIGKILLed after its change and before its commit, it is undone by
-/// NetworkManager's checkpoint alone (`live-checkpoint-timeout-secs`, 10 s by default) within
+/// NetworkManager's checkpoint alone (`live-checkpoint-timeout-secs`, 8 s by default) within
 /// 15 s of the kill.
 #[test]
 fn a_live_apply_killed_before_its_commit_is_undone_by_the_checkpoint() {

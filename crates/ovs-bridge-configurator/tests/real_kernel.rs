@@ -730,3 +730,76 @@ fn live_changes_on_an_lacp_bond_commit_or_roll_back() {
     let addr = node.sh("ip -br -4 addr show br-ex").unwrap();
     assert!(addr.contains(&format!("{NODE_IP}/24")), "{addr}");
 }
+
+/// Issue 37 on a real kernel: a live apply killed with SIGKILL at three moments of a change that
+/// cuts the node off (its default route moved to a next hop that is not there), on the node
+/// converted onto an 802.3ad bond, with the default settings. Before the change (while its
+/// probes are selected), nothing has changed; after it (the route in the kernel) and during the
+/// probes (nmstate has returned, leaving its checkpoint open), NetworkManager's checkpoint, kept alive
+/// only while the apply runs, undoes it by itself. Each time the node is back (no dead route,
+/// the gateway answering through br-ex) within 15 s of the kill.
+#[test]
+fn a_live_apply_killed_at_any_moment_is_undone_within_15_s() {
+    if !real_kernel::require("a_live_apply_killed_at_any_moment_is_undone_within_15_s") {
+        return;
+    }
+    let (mut node, _) = uplink_converts(Uplink::Lacp);
+    let moments = [
+        (
+            "before the change",
+            "grep -q 'after the change' /run/x/kill.log",
+        ),
+        (
+            "after the change",
+            "ip route show default | grep -q 198.51.100.77",
+        ),
+        (
+            "during the probes",
+            "grep -q 'Skipping commit for checkpoint' /run/x/kill.log",
+        ),
+    ];
+    for (moment, reached) in moments {
+        let script = format!(
+            "cat > /run/x/dead.yml <<'YAML'
+routes:
+  config:
+  - destination: 0.0.0.0/0
+    state: absent
+  - destination: 0.0.0.0/0
+    next-hop-address: 198.51.100.77
+    next-hop-interface: br-ex
+YAML
+             RUST_LOG=info,nispor=error {BIN} apply-live /run/x/dead.yml > /run/x/kill.log 2>&1 &
+             pid=$!
+             until {reached}; do
+                 kill -0 $pid 2>/dev/null || {{ echo 'the apply ended before the moment'; exit 3; }}
+                 sleep 0.05
+             done
+             kill -9 $pid
+             t0=$EPOCHREALTIME
+             wait $pid 2>/dev/null
+             start=$SECONDS
+             until ! ip route show default | grep -q 198.51.100.77 &&
+                   ping -n -c1 -W1 -I br-ex {GATEWAY} > /dev/null 2>&1; do
+                 [ $((SECONDS - start)) -lt 60 ] || {{ echo 'not restored within 60 s'; exit 4; }}
+                 sleep 0.1
+             done
+             awk -v a=$t0 -v b=$EPOCHREALTIME 'BEGIN {{ printf \"restored %.2f\\n\", b - a }}'"
+        );
+        // A bound on a hung guest, not a measurement.
+        let run = node.run(&script, Duration::from_secs(300)).unwrap();
+        let log = node.file("kill.log");
+        let took: f64 = run
+            .output
+            .lines()
+            .find_map(|l| l.strip_prefix("restored "))
+            .unwrap_or_else(|| panic!("{moment}: {}\n--- apply-live\n{log}", run.output))
+            .trim()
+            .parse()
+            .unwrap();
+        eprintln!("killed {moment}: the node was back {took:.2} s after the kill");
+        assert!(took <= 15.0, "{moment}: {took:.2} s\n{log}");
+        let addr = node.sh("ip -br -4 addr show br-ex").unwrap();
+        assert!(addr.contains(&format!("{NODE_IP}/24")), "{moment}: {addr}");
+    }
+}

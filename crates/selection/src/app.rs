@@ -60,10 +60,24 @@ pub fn exit(name: &str, result: anyhow::Result<ExitCode>) -> ExitCode {
             ExitCode::from(2)
         }
         Err(e) => {
-            eprintln!("{name}: {e:#}");
+            eprintln!("{name}: {}", one_line(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes on one line, each said once: most of the project's errors carry
+/// their cause in their own message, so a cause whose text is already there is not repeated.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !line.contains(&cause) {
+            line.push_str(": ");
+            line.push_str(&cause);
+        }
+    }
+    line
 }
 
 #[cfg(test)]
@@ -74,6 +88,29 @@ mod tests {
     #[serde(deny_unknown_fields, rename_all = "kebab-case")]
     struct Cfg {
         base_domain: Option<String>,
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot read {path}: {source}")]
+    struct Unreadable {
+        path: &'static str,
+        source: std::io::Error,
+    }
+
+    #[test]
+    fn each_cause_is_said_once() {
+        let io = std::io::Error::other("permission denied");
+        let e = anyhow::Error::new(Unreadable {
+            path: "/etc/x",
+            source: io,
+        })
+        .context("loading");
+        assert_eq!(
+            one_line(&e),
+            "loading: cannot read /etc/x: permission denied"
+        );
+        let e = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(one_line(&e), "outer: inner");
     }
 
     #[test]

@@ -77,9 +77,9 @@ pub fn pending(s: &Settings) -> Option<Pending> {
 
 /// Parses `p`: a malformed file is rejected before anything changes.
 pub fn parse(p: &Pending) -> Result<nmstate::NetworkState, DeclarativeError> {
-    nmstate::NetworkState::new_from_yaml(&p.content).map_err(|e| DeclarativeError::Invalid {
+    crate::desired::parse(&p.content).map_err(|message| DeclarativeError::Invalid {
         path: p.path.display().to_string(),
-        message: e.to_string(),
+        message,
     })
 }
 

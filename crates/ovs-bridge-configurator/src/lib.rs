@@ -8,6 +8,7 @@ pub mod checkpoint;
 pub mod cli;
 pub mod collect;
 pub mod declarative;
+pub mod desired;
 pub mod guard;
 pub mod live;
 pub mod lock;
@@ -80,11 +81,12 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 apply_live(&s, &read_desired(file)?, options).await
             }
             Command::Show(_) => {
+                Nm::connect_running(s.dbus_timeout).await?;
                 let now = node_state::current().await?;
                 print!("{}", node_state::to_yaml(&now)?);
                 Ok(ExitCode::SUCCESS)
             }
-            Command::Diff { file, .. } => diff(&read_desired(file)?).await,
+            Command::Diff { file, .. } => diff(&s, &read_desired(file)?).await,
             Command::Collect { dir, .. } => {
                 let target = dir.clone().unwrap_or_else(collect::default_target);
                 let missing = collect::collect(&s, &target).await?;
@@ -138,10 +140,11 @@ async fn apply_live(
 
 /// `diff`: prints what of the desired state differs from the node's network now, or says that
 /// nothing does (on stderr, so that stdout stays YAML). Invalid NMState exits 2.
-async fn diff(desired: &live::Desired) -> anyhow::Result<ExitCode> {
+async fn diff(s: &Settings, desired: &live::Desired) -> anyhow::Result<ExitCode> {
     let want = desired
         .parse()
         .map_err(|e| selection::app::UsageError(e.to_string()))?;
+    Nm::connect_running(s.dbus_timeout).await?;
     let now = node_state::current().await?;
     match node_state::diff(&want, &now)? {
         Some(changed) => print!("{}", node_state::to_yaml(&changed)?),

@@ -21,7 +21,7 @@ use crate::checkpoint::{self, Lasting};
 use crate::declarative::check_br_ex;
 use crate::guard;
 use crate::lock::{self, ChangeLock, LockError};
-use crate::nm::{Nm, NmError};
+use crate::nm::{Nm, Unreachable};
 use crate::outcome::CheckFailed;
 use crate::probe;
 use crate::settings::Settings;
@@ -36,9 +36,9 @@ pub struct Desired {
 impl Desired {
     /// The state, if it is NMState at all.
     pub fn parse(&self) -> Result<nmstate::NetworkState, LiveError> {
-        nmstate::NetworkState::new_from_yaml(&self.content).map_err(|e| LiveError::Invalid {
+        crate::desired::parse(&self.content).map_err(|message| LiveError::Invalid {
             origin: self.origin.clone(),
-            message: e.to_string(),
+            message,
         })
     }
 }
@@ -59,7 +59,7 @@ pub enum LiveError {
     Lock(#[from] LockError),
     /// NetworkManager cannot be reached: nothing was changed.
     #[error("{0}")]
-    NetworkManager(Box<NmError>),
+    Unreachable(Box<Unreachable>),
     #[error("netlink: {0}")]
     Netlink(#[from] selection::netlink::NetlinkError),
     /// nmstate refused or could not verify it, or the commit failed: rolled back.
@@ -116,9 +116,9 @@ pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duratio
     }
     let _lock = ChangeLock::acquire(&lock::path(&s.run_dir), "apply-live", o.lock_wait)?;
     let start = Instant::now();
-    let nm = Nm::connect(s.dbus_timeout)
+    let nm = Nm::connect_running(s.dbus_timeout)
         .await
-        .map_err(|e| LiveError::NetworkManager(Box::new(e)))?;
+        .map_err(|e| LiveError::Unreachable(Box::new(e)))?;
     let mut reader = NetlinkReader::connect()?;
     let selected = probe::select(&probe::Targets::live(s), &reader.snapshot().await?).await;
     let check = async || -> Result<(), CheckFailed> {

@@ -289,6 +289,21 @@ pub enum NmError {
 
 const NM_NAME: &str = "org.freedesktop.NetworkManager";
 
+/// NetworkManager cannot be asked anything: said once, before anything is selected or changed.
+#[derive(Debug, thiserror::Error)]
+pub enum Unreachable {
+    #[error("cannot reach the system bus ({address}): {error}: is D-Bus running?")]
+    Bus { address: String, error: NmError },
+    #[error("NetworkManager is not on the system bus ({address}): is NetworkManager running?")]
+    NotRunning { address: String },
+}
+
+/// The system bus's address, as zbus finds it (for messages).
+fn system_bus_address() -> String {
+    std::env::var("DBUS_SYSTEM_BUS_ADDRESS")
+        .unwrap_or_else(|_| "unix:path=/var/run/dbus/system_bus_socket".to_owned())
+}
+
 /// How long a failed run waits for a restarting NetworkManager before it cleans up.
 const RESTART_WAIT: Duration = Duration::from_secs(30);
 
@@ -343,6 +358,27 @@ pub struct Nm {
 }
 
 impl Nm {
+    /// Connects, and requires NetworkManager to own its name on the bus: the commands that only
+    /// read or change through NetworkManager say so at once when it is not there.
+    pub async fn connect_running(call_timeout: Duration) -> Result<Nm, Unreachable> {
+        let address = system_bus_address();
+        let nm = Nm::connect(call_timeout)
+            .await
+            .map_err(|error| Unreachable::Bus {
+                address: address.clone(),
+                error,
+            })?;
+        let running = matches!(
+            nm.owner.lock().unwrap_or_else(|p| p.into_inner()).inner(),
+            zbus::names::BusName::Unique(_)
+        );
+        if running {
+            Ok(nm)
+        } else {
+            Err(Unreachable::NotRunning { address })
+        }
+    }
+
     /// Connects; every method call (property reads included) fails with
     /// [`NmError::Unanswered`] when no reply comes within `call_timeout`.
     pub async fn connect(call_timeout: Duration) -> Result<Nm, NmError> {

@@ -1841,6 +1841,60 @@ fn the_gateway_probe_hears_gateways_through_their_interface_only() {
     assert_eq!(answers, [Some(Answer::Neighbour)]);
 }
 
+/// Issue 37: what a user sees when it goes wrong. A state with an interface type nmstate does not
+/// know is bad input (exit 2, naming it) before anything else; with NetworkManager stopped,
+/// `show`, `diff` and `apply-live` say so in one line (the bus, "is NetworkManager running?"),
+/// exit 1, and `apply-live` does not claim to have rolled anything back.
+#[test]
+fn bad_input_and_a_stopped_network_manager_are_said_once() {
+    if !require_root("bad_input_and_a_stopped_network_manager_are_said_once") {
+        return;
+    }
+    let mut c = Case::new(true);
+    c.write_primary_ip();
+    let bogus = c.node.dir().join("bogus.yml");
+    fs::write(
+        &bogus,
+        "interfaces:\n- name: eth9\n  type: bogus\n  state: up\n",
+    )
+    .unwrap();
+    let o = c.run(&["apply-live", bogus.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", log(&o));
+    assert!(
+        log(&o).contains("interface eth9: type \"bogus\" is not one nmstate knows"),
+        "{}",
+        log(&o)
+    );
+    let good = c.node.dir().join("good.yml");
+    fs::write(
+        &good,
+        "interfaces:\n- name: ens3\n  type: ethernet\n  mtu: 1400\n",
+    )
+    .unwrap();
+    c.node.nm.stop();
+    for args in [
+        vec!["show"],
+        vec!["diff", good.to_str().unwrap()],
+        vec!["apply-live", good.to_str().unwrap()],
+    ] {
+        let o = c.run(&args);
+        let text = log(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {text}");
+        let said: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("ovs-bridge-configurator:"))
+            .collect();
+        assert_eq!(said.len(), 1, "{args:?}: {text}");
+        assert!(
+            said[0].contains("NetworkManager is not on the system bus")
+                && said[0].contains("is NetworkManager running?")
+                && !said[0].contains("rolled back"),
+            "{args:?}: {text}"
+        );
+    }
+    c.node.nm.start_again().unwrap();
+}
+
 /// Issue 27: `apply-live` on a converted node. An additive change (an address on a second NIC)
 /// is committed and stays until the node's next boot, with nothing written under /etc/nmstate;
 /// a change that cuts the node off (its default route moved to a gateway that does not exist)

@@ -12,7 +12,7 @@ use integration::network_manager::normalized_keyfile;
 use integration::real_kernel::uplink::{
     AWAIT_GATEWAY, Conversion, GATEWAY, NODE_IP, Uplink, VLAN, bond_profiles,
 };
-use integration::real_kernel::{self, CONFIGURE_OVS, RealKernelNode};
+use integration::real_kernel::{self, RealKernelNode};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ovs-bridge-configurator");
 
@@ -528,39 +528,100 @@ fn node_with(uplink: Uplink) -> RealKernelNode {
     node
 }
 
+/// The profiles configure-ovs.sh made for an uplink, recorded (`tests/expected/configure-ovs`):
+/// what the comparison uses when no MCO checkout is given.
+fn recorded(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/expected/configure-ovs")
+        .join(format!("{name}.keyfiles"))
+}
+
+/// [`profiles_on_disk`] as text: `@@ <dir>:<id>` before each profile.
+fn to_record(profiles: &BTreeMap<String, String>) -> String {
+    profiles
+        .iter()
+        .map(|(key, text)| format!("@@ {key}\n{text}\n"))
+        .collect()
+}
+
+fn from_record(text: &str) -> BTreeMap<String, String> {
+    text.split("@@ ")
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (key, body) = p.split_once('\n').unwrap_or((p, ""));
+            (key.to_owned(), body.trim_end_matches('\n').to_owned())
+        })
+        .collect()
+}
+
+/// configure-ovs.sh's profiles for `uplink`: with an MCO checkout (`MCO_CHECKOUT`, at
+/// [`real_kernel::MCO_COMMIT`]), the script run on a fresh node, and the record must hold the
+/// same (or is written anew with `UPDATE_EXPECTED=1`); without one (CI), the record.
+fn configure_ovs_profiles(uplink: Uplink, name: &str) -> BTreeMap<String, String> {
+    let record = recorded(name);
+    let Some(script) = real_kernel::configure_ovs().unwrap() else {
+        eprintln!(
+            "MCO_CHECKOUT not set: configure-ovs.sh's profiles from {}",
+            record.display()
+        );
+        let text = std::fs::read_to_string(&record)
+            .unwrap_or_else(|e| panic!("{}: {e}", record.display()));
+        return from_record(&text);
+    };
+    let mut node = node_with(uplink);
+    std::fs::write(node.exchange().join("configure-ovs.sh"), script).unwrap();
+    // As on RHCOS: rpm lists openvswitch (the script checks; Debian's rpm has no database), awk
+    // is gawk, and nmcli is the daemon's own 1.52 (the script edits keyfiles with
+    // `nmcli --offline`, and 1.42's libnm does not read 1.52's `controller=`).
+    let run = node
+        .run(
+            &format!(
+                r#"mkdir -p /run/nodeip-configuration /run/rhcos
+                 printf {NODE_IP} > /run/nodeip-configuration/primary-ip
+                 printf '#!/bin/sh\necho openvswitch3.4-3.4.0-1.el9fdp.x86_64\n' > /run/rhcos/rpm
+                 libnm=$(dirname "$(find "$NM_PREFIX/lib" -name libnm.so.0)")
+                 printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$libnm" "$NM_PREFIX/bin/nmcli" \
+                     > /run/rhcos/nmcli
+                 chmod +x /run/rhcos/rpm /run/rhcos/nmcli
+                 ln -s /usr/bin/gawk /run/rhcos/awk
+                 export PATH=/run/rhcos:$PATH
+                 RETRY= bash /run/x/configure-ovs.sh OVNKubernetes > /run/x/configure-ovs.log 2>&1"#
+            ),
+            Duration::from_secs(300),
+        )
+        .unwrap();
+    let log = node.file("configure-ovs.log");
+    let errors: Vec<&str> = log.lines().filter(|l| l.contains("ERROR")).collect();
+    assert_eq!(
+        run.status,
+        0,
+        "configure-ovs.sh failed:\n{}",
+        errors.join("\n")
+    );
+    let theirs = profiles_on_disk(&mut node);
+    if std::env::var("UPDATE_EXPECTED").as_deref() == Ok("1") {
+        std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+        std::fs::write(&record, to_record(&theirs)).unwrap();
+    }
+    let text = std::fs::read_to_string(&record).unwrap_or_default();
+    assert_eq!(
+        from_record(&text),
+        theirs,
+        "configure-ovs.sh at {} no longer makes the recorded profiles ({}): regenerate with \
+         MCO_CHECKOUT=<checkout> UPDATE_EXPECTED=1 cargo test -p ovs-bridge-configurator \
+         --test real_kernel configure_ovs_and_apply_make_the_same_profiles",
+        real_kernel::MCO_COMMIT,
+        record.display()
+    );
+    theirs
+}
+
 /// The reference's side-by-side check on a real bond: on the same node (fresh each time, same
 /// NIC MACs), MCO's configure-ovs.sh and `apply` leave the same profiles on disk, setting for
 /// setting: br-ex and its ports, the clones of the bond's ports (an 802.3ad bond as br-ex's
 /// port) or the VLAN (a VLAN on that bond), the MACs, and the user's own profiles untouched.
-fn configure_ovs_and_apply_make_the_same_profiles(uplink: Uplink) {
-    let theirs = {
-        let mut node = node_with(uplink);
-        // As on RHCOS: rpm lists openvswitch (the script checks; Debian's rpm has no
-        // database), awk is gawk, and nmcli is the daemon's own 1.52 (the script edits keyfiles
-        // with `nmcli --offline`, and 1.42's libnm does not read 1.52's `controller=`).
-        let script = format!(
-            r#"mkdir -p /run/nodeip-configuration /run/rhcos
-             printf {NODE_IP} > /run/nodeip-configuration/primary-ip
-             printf '#!/bin/sh\necho openvswitch3.4-3.4.0-1.el9fdp.x86_64\n' > /run/rhcos/rpm
-             libnm=$(dirname "$(find "$NM_PREFIX/lib" -name libnm.so.0)")
-             printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$libnm" "$NM_PREFIX/bin/nmcli" \
-                 > /run/rhcos/nmcli
-             chmod +x /run/rhcos/rpm /run/rhcos/nmcli
-             ln -s /usr/bin/gawk /run/rhcos/awk
-             export PATH=/run/rhcos:$PATH
-             RETRY= {CONFIGURE_OVS} OVNKubernetes > /run/x/configure-ovs.log 2>&1"#
-        );
-        let run = node.run(&script, Duration::from_secs(300)).unwrap();
-        let log = node.file("configure-ovs.log");
-        let errors: Vec<&str> = log.lines().filter(|l| l.contains("ERROR")).collect();
-        assert_eq!(
-            run.status,
-            0,
-            "configure-ovs.sh failed:\n{}",
-            errors.join("\n")
-        );
-        profiles_on_disk(&mut node)
-    };
+fn configure_ovs_and_apply_make_the_same_profiles(uplink: Uplink, name: &str) {
+    let theirs = configure_ovs_profiles(uplink, name);
     let ours = {
         let mut node = node_with(uplink);
         let c = convert(&mut node);
@@ -592,14 +653,14 @@ fn configure_ovs_and_apply_make_the_same_profiles(uplink: Uplink) {
 #[test]
 fn configure_ovs_and_apply_make_the_same_profiles_for_an_lacp_bond() {
     if real_kernel::require("configure_ovs_and_apply_make_the_same_profiles_for_an_lacp_bond") {
-        configure_ovs_and_apply_make_the_same_profiles(Uplink::Lacp);
+        configure_ovs_and_apply_make_the_same_profiles(Uplink::Lacp, "lacp");
     }
 }
 
 #[test]
 fn configure_ovs_and_apply_make_the_same_profiles_for_a_vlan_on_an_lacp_bond() {
     if real_kernel::require("configure_ovs_and_apply_make_the_same_profiles_for_a_vlan") {
-        configure_ovs_and_apply_make_the_same_profiles(Uplink::VlanOnLacp);
+        configure_ovs_and_apply_make_the_same_profiles(Uplink::VlanOnLacp, "vlan-on-lacp");
     }
 }
 

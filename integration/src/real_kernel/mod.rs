@@ -29,9 +29,34 @@ pub const KERNEL: &str = "/usr/bin/linux";
 pub const MODULES: &str = "/usr/lib/uml/modules";
 
 const INIT: &str = include_str!("../../uml/init.sh");
-/// MCO's configure-ovs.sh, unmodified (`uml/configure-ovs.sh` says where from): the guest sees
-/// the host's root, so it runs from the checkout. Tests compare its profiles with ours.
-pub const CONFIGURE_OVS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/uml/configure-ovs.sh");
+/// The MCO commit whose configure-ovs.sh the real-kernel tier compares with (the commit the MCO
+/// templates are pinned to).
+pub const MCO_COMMIT: &str = "7ff337a4";
+
+/// Where configure-ovs.sh is in MCO's tree: the `inline` contents of a MachineConfig file.
+const CONFIGURE_OVS_TEMPLATE: &str = "templates/common/_base/files/configure-ovs-network.yaml";
+
+/// MCO's configure-ovs.sh, unmodified, from the MCO checkout (at [`MCO_COMMIT`]) that
+/// `MCO_CHECKOUT` names; `None` without one. It is not in this repository: without a checkout,
+/// tests compare against the profiles it made, recorded as expected data.
+pub fn configure_ovs() -> Result<Option<String>, String> {
+    let Some(checkout) = std::env::var_os("MCO_CHECKOUT") else {
+        return Ok(None);
+    };
+    let path = Path::new(&checkout).join(CONFIGURE_OVS_TEMPLATE);
+    let yaml = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // The block scalar after `  inline: |`, indented by four spaces, to the end of the file.
+    let mut lines = yaml.lines().skip_while(|l| l.trim_end() != "  inline: |");
+    if lines.next().is_none() {
+        return Err(format!("{}: no `inline: |` block", path.display()));
+    }
+    let mut script: String = lines
+        .map(|l| l.strip_prefix("    ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n");
+    script.push('\n');
+    Ok(Some(script))
+}
 
 /// How long boot may take until the guest serves commands (about 10 s here).
 const BOOT_TIMEOUT: Duration = Duration::from_secs(90);

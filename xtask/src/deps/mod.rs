@@ -27,8 +27,8 @@ const PACKAGES: &[&str] = &[
     "libteam-utils", // teamd ("teamd" is only a virtual name: dpkg never reports it installed)
     // the real-kernel tier: Linux 6.1 as a process, with bonding, 8021q, team and openvswitch
     "user-mode-linux",
-    // MCO's configure-ovs.sh, which the real-kernel tier runs beside ours: RHCOS ships jq, and
-    // its awk is gawk (the script's `\s` means nothing to Debian's mawk)
+    // MCO's configure-ovs.sh, which the real-kernel tier runs beside ours given an MCO checkout:
+    // RHCOS ships jq, and its awk is gawk (the script's `\s` means nothing to Debian's mawk)
     "jq",
     "gawk",
     // random keys for the support bundle's secrets test (WireGuard, MACsec)

@@ -16,6 +16,7 @@ pub mod leaks;
 mod netns;
 pub mod network_manager;
 pub mod nm_ovs_build;
+pub mod nncp;
 pub mod node;
 pub mod node_boot;
 pub mod nspawn;

@@ -67,7 +67,14 @@ pub enum Command {
     /// What exists now: this tool's profiles, the OVS bridges, which mode owns br-ex.
     Status(SettingsArgs),
     /// The node's network now, as NMState YAML (kubernetes-nmstate's NodeNetworkState).
-    Show(SettingsArgs),
+    Show {
+        #[command(flatten)]
+        settings: SettingsArgs,
+        /// The whole NodeNetworkState document (nmstate.io/v1beta1) kubernetes-nmstate would
+        /// publish for this node, not only its state.
+        #[arg(long)]
+        node_network_state: bool,
+    },
     /// What `apply-live FILE` (or `-` for stdin) would change: the part of the desired state
     /// that differs from the node's network now, as NMState YAML; changes nothing.
     Diff {
@@ -91,8 +98,9 @@ pub enum Command {
 impl Command {
     pub fn settings(&self) -> &SettingsArgs {
         match self {
-            Command::Apply(s) | Command::Rollback(s) | Command::Status(s) | Command::Show(s) => s,
+            Command::Apply(s) | Command::Rollback(s) | Command::Status(s) => s,
             Command::Plan { settings, .. }
+            | Command::Show { settings, .. }
             | Command::ApplyNmstate { settings, .. }
             | Command::Collect { settings, .. }
             | Command::Diff { settings, .. }

@@ -80,10 +80,21 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 };
                 apply_live(&s, &read_desired(file)?, options).await
             }
-            Command::Show(_) => {
+            Command::Show {
+                node_network_state, ..
+            } => {
                 Nm::connect_running(s.dbus_timeout).await?;
                 let now = node_state::current().await?;
-                print!("{}", node_state::to_yaml(&now)?);
+                let text = if *node_network_state {
+                    node_state::node_network_state(
+                        &s.node_name,
+                        &now,
+                        std::time::SystemTime::now(),
+                    )?
+                } else {
+                    node_state::to_yaml(&now)?
+                };
+                print!("{text}");
                 Ok(ExitCode::SUCCESS)
             }
             Command::Diff { file, .. } => diff(&s, &read_desired(file)?).await,

@@ -28,6 +28,29 @@ pub fn to_yaml(state: &NetworkState) -> Result<String, NodeStateError> {
     serde_yaml::to_string(state).map_err(NodeStateError::Yaml)
 }
 
+/// `state` as the NodeNetworkState document kubernetes-nmstate publishes for `node`
+/// (`status.currentState`, and when it was read as `lastSuccessfulUpdateTime`).
+pub fn node_network_state(
+    node: &str,
+    state: &NetworkState,
+    read_at: std::time::SystemTime,
+) -> Result<String, NodeStateError> {
+    let current = serde_yaml::to_value(state).map_err(NodeStateError::Yaml)?;
+    let at = k8s_openapi::jiff::Timestamp::try_from(read_at)
+        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_default();
+    let doc = serde_yaml::to_value(serde_json::json!({
+        "apiVersion": "nmstate.io/v1beta1",
+        "kind": "NodeNetworkState",
+        "metadata": {"name": node},
+        "status": {"lastSuccessfulUpdateTime": at},
+    }))
+    .map_err(NodeStateError::Yaml)?;
+    let mut doc = doc;
+    doc["status"]["currentState"] = current;
+    serde_yaml::to_string(&doc).map_err(NodeStateError::Yaml)
+}
+
 /// What of `desired` differs from `now` (None: applying it would change nothing).
 pub fn diff(
     desired: &NetworkState,
@@ -79,5 +102,21 @@ mod tests {
     #[test]
     fn the_same_state_is_no_change() {
         assert!(diff(&state(NOW), &state(NOW)).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_node_network_state_document_carries_the_state_as_kubernetes_nmstate_publishes_it() {
+        let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_795_000_000);
+        let text = node_network_state("master-0", &state(NOW), at).unwrap();
+        let doc: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+        assert_eq!(doc["apiVersion"], "nmstate.io/v1beta1");
+        assert_eq!(doc["kind"], "NodeNetworkState");
+        assert_eq!(doc["metadata"]["name"], "master-0");
+        assert_eq!(
+            doc["status"]["lastSuccessfulUpdateTime"],
+            "2026-11-18T11:06:40Z"
+        );
+        let current = serde_yaml::to_string(&doc["status"]["currentState"]).unwrap();
+        assert_eq!(state(&current), state(NOW), "{text}");
     }
 }

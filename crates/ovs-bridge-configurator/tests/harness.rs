@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use integration::apiserver::{self, FakeApiServer};
 use integration::network_manager::normalized_keyfile;
+use integration::nncp::policy;
 use integration::node::{NMSTATE_BR_EX, Node, ROUTER, Upstream, ZONE, node_address};
 use integration::ping::Pinger;
 use integration::process::wait_for;
@@ -1893,6 +1894,56 @@ fn bad_input_and_a_stopped_network_manager_are_said_once() {
         );
     }
     c.node.nm.start_again().unwrap();
+}
+
+/// Issue 38 (item 5): kubernetes-nmstate's manifests as they are. A NodeNetworkConfigurationPolicy
+/// of a shape its documentation shows (a Linux bridge on a NIC; the VLAN and bond ones need a
+/// kernel with 8021q and bonding: `tests/real_kernel.rs`) applies live and leaves its bridge up;
+/// one whose desiredState nmstate refuses exits 2 naming the policy and the file, with nothing
+/// changed; `show --node-network-state` prints the node's NodeNetworkState document.
+#[test]
+fn a_kubernetes_nmstate_policy_applies_live_as_it_is() {
+    if !require_root("a_kubernetes_nmstate_policy_applies_live_as_it_is") {
+        return;
+    }
+    let c = Case::converted();
+    c.node.ns.nic("eth3").unwrap();
+    let bridge = "- name: br1\n  type: linux-bridge\n  state: up\n  ipv4:\n    enabled: false\n  \
+                  ipv6:\n    enabled: false\n  bridge:\n    options:\n      stp:\n        \
+                  enabled: false\n    port:\n    - name: eth3\n";
+    let file = c.node.dir().join("br1-eth3.yaml");
+    fs::write(&file, policy("v1", "br1-eth3", bridge)).unwrap();
+    let o = c.run(&["apply-live", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", c.context(&o));
+    let shown = c.node.ns.ip(&["-br", "link", "show", "br1"]).unwrap();
+    assert!(shown.contains("UP"), "{shown}");
+    let master = c.node.ns.ip(&["-o", "link", "show", "eth3"]).unwrap();
+    assert!(master.contains("master br1"), "{master}");
+
+    let bad = c.node.dir().join("bad-bridge.yaml");
+    let refused = bridge
+        .replace("br1", "br2")
+        .replace("enabled: false\n    port", "enabled: maybe\n    port");
+    fs::write(&bad, policy("v1beta1", "bad-bridge", &refused)).unwrap();
+    let o = c.run(&["apply-live", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", log(&o));
+    assert!(
+        log(&o).contains(&format!(
+            "invalid NMState from {}: NodeNetworkConfigurationPolicy bad-bridge: spec.desiredState:",
+            bad.display()
+        )),
+        "{}",
+        log(&o)
+    );
+    assert!(c.node.ns.ip(&["link", "show", "br2"]).is_err());
+
+    let o = c.run(&["show", "--node-network-state"]);
+    assert!(o.status.success(), "{}", log(&o));
+    let shown = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        shown.contains("kind: NodeNetworkState") && shown.contains("name: br1"),
+        "{shown}"
+    );
 }
 
 /// Issue 27: `apply-live` on a converted node. An additive change (an address on a second NIC)

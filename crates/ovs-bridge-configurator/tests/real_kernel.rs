@@ -864,3 +864,37 @@ YAML
         assert!(addr.contains(&format!("{NODE_IP}/24")), "{moment}: {addr}");
     }
 }
+
+/// Issue 38 (item 5) on a real kernel: kubernetes-nmstate's NodeNetworkConfigurationPolicies of
+/// the shapes its documentation shows, as they are, applied live on the node converted onto an
+/// 802.3ad bond: a VLAN on the bond (nmstate.io/v1; the switch carries it, its peer answers) and
+/// an active-backup bond of the two spare NICs (v1beta1); each committed, its interface up.
+#[test]
+fn kubernetes_nmstate_policies_for_a_vlan_and_a_bond_apply_live() {
+    if !real_kernel::require("kubernetes_nmstate_policies_for_a_vlan_and_a_bond_apply_live") {
+        return;
+    }
+    let (mut node, _) = uplink_converts(Uplink::Lacp);
+    node.sh("ip -n sw link add link sw0 name sw0.200 type vlan id 200
+         ip -n sw link set sw0.200 up
+         ip -n sw addr add 203.0.113.1/24 dev sw0.200
+         for i in 2 3; do ip -n sw link set p$i up; done")
+        .unwrap();
+    let vlan = vlan_on_bond(200, Some("203.0.113.10"));
+    let bond = "- name: bond1\n  type: bond\n  state: up\n  ipv4:\n    enabled: false\n  \
+                ipv6:\n    enabled: false\n  link-aggregation:\n    mode: active-backup\n    \
+                options:\n      miimon: '140'\n    port:\n    - e2\n    - e3\n";
+    for (api, name, interfaces, link) in [
+        ("v1", "vlan-bond0-200", vlan.as_str(), "bond0.200"),
+        ("v1beta1", "bond1-e2-e3", bond, "bond1"),
+    ] {
+        let manifest = integration::nncp::policy(api, name, interfaces);
+        let (rc, took, log) = apply_live(&mut node, &manifest, ("", ""));
+        eprintln!("{name}: exit {rc} after {took:.2} s");
+        assert_eq!(rc, 0, "{log}");
+        assert!(log.contains("committed"), "{log}");
+        let shown = node.sh(&format!("ip -br link show {link}")).unwrap();
+        assert!(shown.contains("UP"), "{name}: {shown}");
+    }
+    node.sh("ping -n -c1 -W2 203.0.113.1").unwrap();
+}

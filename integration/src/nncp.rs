@@ -1,5 +1,17 @@
-//! kubernetes-nmstate's NodeNetworkConfigurationPolicy manifests, as its users write them, for
-//! the tests that hand them to `apply-live`.
+//! Desired states the live-apply tests hand to `apply-live`: kubernetes-nmstate's
+//! NodeNetworkConfigurationPolicy manifests as its users write them, and the change that cuts a
+//! node off.
+
+/// A change that cuts the node off: its default route moved to a next hop that is not there
+/// (198.51.100.77, on the machine network of the harness and of the real-kernel node alike).
+pub const DEAD_DEFAULT_ROUTE: &str = "routes:
+  config:
+  - destination: 0.0.0.0/0
+    state: absent
+  - destination: 0.0.0.0/0
+    next-hop-address: 198.51.100.77
+    next-hop-interface: br-ex
+";
 
 /// A policy `name` (nmstate.io/`api`) selecting node1, whose desired state is `interfaces` (an
 /// NMState interface list, unindented).

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use integration::apiserver::{self, FakeApiServer};
 use integration::network_manager::normalized_keyfile;
-use integration::nncp::policy;
+use integration::nncp::{DEAD_DEFAULT_ROUTE, policy};
 use integration::node::{NMSTATE_BR_EX, Node, ROUTER, Upstream, ZONE, node_address};
 use integration::ping::Pinger;
 use integration::process::wait_for;
@@ -2081,16 +2081,7 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
         "a live change writes nothing under /etc/nmstate"
     );
 
-    let o = live(
-        "routes:
-  config:
-  - destination: 0.0.0.0/0
-    state: absent
-  - destination: 0.0.0.0/0
-    next-hop-address: 198.51.100.77
-    next-hop-interface: br-ex
-",
-    );
+    let o = live(DEAD_DEFAULT_ROUTE);
     assert_eq!(o.status.code(), Some(1), "{}", log(&o));
     assert!(
         log(&o).contains("was rolled back after")
@@ -2251,17 +2242,6 @@ fn a_change_waits_for_the_one_that_holds_the_network() {
         "apply waited for the holder"
     );
 }
-
-/// The default route through a next hop that is not there: the gateway probe waits its whole
-/// bound on it, then the change is rolled back.
-const DEAD_DEFAULT_ROUTE: &str = "routes:
-  config:
-  - destination: 0.0.0.0/0
-    state: absent
-  - destination: 0.0.0.0/0
-    next-hop-address: 198.51.100.77
-    next-hop-interface: br-ex
-";
 
 /// Whether the node's default route goes through the next hop that is not there.
 fn dead_route_in_place(c: &Case) -> bool {

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use integration::network_manager::normalized_keyfile;
+use integration::nncp::DEAD_DEFAULT_ROUTE;
 use integration::real_kernel::uplink::{
     AWAIT_GATEWAY, Conversion, GATEWAY, NODE_IP, Uplink, VLAN, bond_profiles,
 };
@@ -690,6 +691,11 @@ fn apply_live(node: &mut RealKernelNode, yaml: &str, around: (&str, &str)) -> (i
     (rc.parse().unwrap(), took, log)
 }
 
+/// The switch carries VLAN 200 on the node's bond, with 203.0.113.1 on it.
+const SWITCH_CARRIES_VLAN_200: &str = "ip -n sw link add link sw0 name sw0.200 type vlan id 200
+     ip -n sw link set sw0.200 up
+     ip -n sw addr add 203.0.113.1/24 dev sw0.200";
+
 /// A VLAN over br-ex's bond, with an address (an NMState `vlan` on `bond0`, tag `id`).
 fn vlan_on_bond(id: u16, address: Option<&str>) -> String {
     let ipv4 = address.map_or("enabled: false".to_owned(), |a| {
@@ -724,10 +730,7 @@ fn live_changes_on_an_lacp_bond_commit_or_roll_back() {
         return;
     }
     let (mut node, _) = uplink_converts(Uplink::Lacp);
-    node.sh("ip -n sw link add link sw0 name sw0.200 type vlan id 200
-         ip -n sw link set sw0.200 up
-         ip -n sw addr add 203.0.113.1/24 dev sw0.200")
-        .unwrap();
+    node.sh(SWITCH_CARRIES_VLAN_200).unwrap();
 
     let yaml = format!("interfaces:\n{}", vlan_on_bond(200, Some("203.0.113.10")));
     let (rc, took, log) = apply_live(&mut node, &yaml, ("", ""));
@@ -822,14 +825,7 @@ fn a_live_apply_killed_at_any_moment_is_undone_within_15_s() {
     for (moment, reached) in moments {
         let script = format!(
             "cat > /run/x/dead.yml <<'YAML'
-routes:
-  config:
-  - destination: 0.0.0.0/0
-    state: absent
-  - destination: 0.0.0.0/0
-    next-hop-address: 198.51.100.77
-    next-hop-interface: br-ex
-YAML
+{DEAD_DEFAULT_ROUTE}YAML
              RUST_LOG=info,nispor=error {BIN} apply-live /run/x/dead.yml > /run/x/kill.log 2>&1 &
              pid=$!
              until {reached}; do
@@ -875,11 +871,10 @@ fn kubernetes_nmstate_policies_for_a_vlan_and_a_bond_apply_live() {
         return;
     }
     let (mut node, _) = uplink_converts(Uplink::Lacp);
-    node.sh("ip -n sw link add link sw0 name sw0.200 type vlan id 200
-         ip -n sw link set sw0.200 up
-         ip -n sw addr add 203.0.113.1/24 dev sw0.200
-         for i in 2 3; do ip -n sw link set p$i up; done")
-        .unwrap();
+    node.sh(&format!(
+        "{SWITCH_CARRIES_VLAN_200}\nfor i in 2 3; do ip -n sw link set p$i up; done"
+    ))
+    .unwrap();
     let vlan = vlan_on_bond(200, Some("203.0.113.10"));
     let bond = "- name: bond1\n  type: bond\n  state: up\n  ipv4:\n    enabled: false\n  \
                 ipv6:\n    enabled: false\n  link-aggregation:\n    mode: active-backup\n    \

@@ -19,6 +19,7 @@ use selection::runfiles::read_ip_file;
 use zbus::zvariant::OwnedObjectPath;
 
 use crate::checkpoint::{self, Lasting};
+use crate::live_failure;
 use crate::nm::{ActiveState, Nm};
 pub use crate::outcome::DeclarativeError;
 use crate::outcome::{ApplyError, CheckFailed, Outcome};
@@ -158,6 +159,17 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
     let Some(pending) = pending(s) else {
         return Ok(None);
     };
+    if at == Moment::Running
+        && let Some(earlier) = live_failure::earlier(s, &pending.path, &pending.content)
+    {
+        return Err(DeclarativeError::AlreadyRolledBack {
+            path: earlier.path,
+            at: earlier.at,
+            why: earlier.why,
+            record: live_failure::record(s),
+        }
+        .into());
+    }
     tracing::info!("applying the NMState file {}", pending.path.display());
     let (targets, bound, checkpoint) = at.probes(s);
     let state = parse(&pending)?;
@@ -183,7 +195,20 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
     if let Err(e) = apply(s, &nm, checkpoint, &pending, state, finish).await {
         tracing::error!("{e}");
         restore_bridges(&nm, &before, s).await;
+        let why = match &e {
+            DeclarativeError::Apply { source, .. } => Some(source.to_string()),
+            DeclarativeError::Unusable { source, .. } => Some(source.to_string()),
+            _ => None,
+        };
+        if at == Moment::Running
+            && let Some(why) = why
+        {
+            live_failure::remember(s, &pending.path, &pending.content, &why);
+        }
         return Err(e.into());
+    }
+    if at == Moment::Running {
+        live_failure::forget(s);
     }
     Ok(Some(Outcome::DeclarativeApplied))
 }

@@ -11,6 +11,7 @@ pub mod declarative;
 pub mod desired;
 pub mod guard;
 pub mod live;
+pub mod live_failure;
 pub mod lock;
 pub mod nic;
 pub mod nm;

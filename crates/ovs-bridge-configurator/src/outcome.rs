@@ -92,6 +92,18 @@ pub enum DeclarativeError {
         path: PathBuf,
         error: std::io::Error,
     },
+    /// The same content was applied live and rolled back before: not applied again.
+    #[error(
+        "{path} was rolled back at {at} ({why}); it is not applied again until it changes \
+         (remove {} to try the same content again). The network is as before",
+        record.display()
+    )]
+    AlreadyRolledBack {
+        path: String,
+        at: String,
+        why: String,
+        record: PathBuf,
+    },
 }
 
 /// Why an applied NMState cannot stay (it is rolled back): br-ex is not what the node runs on,

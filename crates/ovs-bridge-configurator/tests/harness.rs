@@ -1342,6 +1342,31 @@ fn apply_nmstate_live_applies_only_this_nodes_file_and_rolls_back_a_bad_one() {
         c.context(&o)
     );
     assert!(c.reachable());
+
+    // Issue 38 (item 3): started again with the same file (MCO's daemon retrying its update),
+    // it fails at once naming the earlier rollback, and nothing is applied.
+    let t = Instant::now();
+    let o = c.run(&["apply-nmstate", "--live"]);
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    assert!(
+        log(&o).contains(&format!("{} was rolled back at ", own.display()))
+            && log(&o).contains("it is not applied again until it changes")
+            && !log(&o).contains("applying the NMState file"),
+        "{}",
+        log(&o)
+    );
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    assert!(c.ready());
+    // The previous file back (MCO's rollback of its update): nothing to apply, the record stays
+    // until a file is applied; a fixed file is applied.
+    fs::write(&own, NMSTATE_BR_EX).unwrap();
+    let o = c.run(&["apply-nmstate", "--live"]);
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(log(&o).contains("nothing to apply"), "{}", log(&o));
+    fs::write(&own, format!("{NMSTATE_BR_EX}# fixed\n")).unwrap();
+    let o = c.run(&["apply-nmstate", "--live"]);
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(log(&o).contains("applying the NMState file"), "{}", log(&o));
 }
 
 /// Every file under `dir`, with its content (lossy).

@@ -1,6 +1,6 @@
 //! A local Kubernetes API server stand-in over HTTPS: it serves a recorded Node list, each Node
 //! by name, and a watch stream whose events the test sends, enough for a `kube` client's
-//! list-then-watch and get. Listens on
+//! list-then-watch and get; Events clients create are kept for the test to read. Listens on
 //! 127.0.0.1 with a self-signed serving certificate. Clients authenticate as kubelet does: with
 //! a client certificate from the server's client CA, kept in `pki/kubelet-client-current.pem`
 //! (certificate and key in one file, a symlink kubelet swaps on rotation) that the written
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::broadcast;
 
 /// One watch event: `ADDED`, `MODIFIED` or `DELETED` with the Node object.
@@ -31,6 +31,8 @@ struct State {
     ready: bool,
     /// The client certificate (DER) requests must present.
     accepted_client: Vec<u8>,
+    /// Events created (`POST .../events`, either API group), as sent.
+    posted_events: Vec<Value>,
 }
 
 /// The server; stops with its runtime on drop.
@@ -185,6 +187,7 @@ impl FakeApiServer {
             resource_version: 1,
             ready: true,
             accepted_client: client_der,
+            posted_events: Vec::new(),
         }));
         let (events, _) = broadcast::channel(1024);
         let (st, ev) = (state.clone(), events.clone());
@@ -269,6 +272,11 @@ impl FakeApiServer {
         self.addr
     }
 
+    /// The Events clients created, oldest first.
+    pub fn posted_events(&self) -> Vec<Value> {
+        self.state.lock().unwrap().posted_events.clone()
+    }
+
     /// Makes `/readyz` answer 200 (`true`) or 503.
     pub fn set_ready(&self, ready: bool) {
         self.state.lock().unwrap().ready = ready;
@@ -309,12 +317,25 @@ async fn serve<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
         if stream.read_line(&mut request).await? == 0 {
             return Ok(());
         }
+        let mut length = 0;
         loop {
             let mut header = String::new();
             if stream.read_line(&mut header).await? == 0 || header == "\r\n" {
                 break;
             }
+            if let Some((name, value)) = header.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().unwrap_or(0);
+            }
         }
+        let mut body = vec![0; length];
+        stream.read_exact(&mut body).await?;
+        let method = request
+            .split_whitespace()
+            .next()
+            .unwrap_or("GET")
+            .to_owned();
         let path = request.split_whitespace().nth(1).unwrap_or("/").to_owned();
         if path == "/readyz" {
             let ready = state.lock().unwrap().ready;
@@ -333,6 +354,19 @@ async fn serve<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
         if !authenticated {
             let body = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}"#;
             respond(&mut stream, "401 Unauthorized", "application/json", body).await?;
+            continue;
+        }
+        // An Event created in a namespace (core/v1 or events.k8s.io/v1): kept, echoed back.
+        if method == "POST" && path.split('?').next().unwrap_or("").ends_with("/events") {
+            let event: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            state.lock().unwrap().posted_events.push(event.clone());
+            respond(
+                &mut stream,
+                "201 Created",
+                "application/json",
+                &event.to_string(),
+            )
+            .await?;
             continue;
         }
         if !path.starts_with("/api/v1/nodes") {

@@ -1,8 +1,6 @@
 //! The fixtures scenario tests compose: an upstream network (router, DNS, DHCP on one L2
 //! segment) and nodes (namespace + bus + OVS + NetworkManager + an uplink to it).
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::dbus::DbusBus;
@@ -288,114 +286,18 @@ impl Node {
         up && route.contains(&format!("dev {dev}"))
     }
 
-    /// Watches br-ex's tap while a configurator runs: harness-only healing of the
-    /// userspace-datapath artifact (reference harness §3.4): vswitchd takes the tap down and up
-    /// to set its MAC. That can leave the tap administratively down (NM's DHCP client then waits
-    /// out its 45 s on a dead link), and when it overlaps NM's IP setup the kernel flushes
-    /// br-ex's routes, which NM 1.42 never adds again (the configurator then rightly fails its
-    /// check for the default route). A tap seen down on two polls 250 ms apart is set up again;
-    /// an address without any route for 1 s gets the link set up and `nmcli device reapply`
-    /// (as [`Self::heal_br_ex`]). The count is reported so tests can show when it happened.
-    pub fn guard_br_ex_tap(&self) -> TapGuard {
-        let stop = Arc::new(AtomicBool::new(false));
-        let healed = Arc::new(AtomicUsize::new(0));
-        let ns = self.ns.name().to_owned();
-        let bus = self.nm.bus_address().to_owned();
-        let (s, h) = (stop.clone(), healed.clone());
-        let thread = std::thread::spawn(move || {
-            let ip = |args: &[&str]| {
-                output(
-                    std::process::Command::new("ip")
-                        .args(["-n", &ns])
-                        .args(args),
-                )
-            };
-            let (mut down_polls, mut bare_polls) = (0, 0);
-            while !s.load(Ordering::Relaxed) {
-                let link = ip(&["-o", "link", "show", "br-ex"]);
-                let admin_down = link.is_ok_and(|l| !l.contains(",UP") && !l.contains("<UP"));
-                down_polls = if admin_down { down_polls + 1 } else { 0 };
-                let bare = !admin_down
-                    && ip(&[
-                        "-4", "-o", "addr", "show", "dev", "br-ex", "scope", "global",
-                    ])
-                    .is_ok_and(|a| a.lines().any(|l| !l.contains("/32 ")))
-                    && ip(&["route", "show", "dev", "br-ex"]).is_ok_and(|r| r.trim().is_empty());
-                bare_polls = if bare { bare_polls + 1 } else { 0 };
-                if down_polls >= 2 || bare_polls >= 4 {
-                    if bare_polls >= 4 {
-                        reapply_br_ex(&ns, &bus);
-                    } else {
-                        let _ = ip(&["link", "set", "br-ex", "up"]);
-                    }
-                    h.fetch_add(1, Ordering::Relaxed);
-                    (down_polls, bare_polls) = (0, 0);
-                }
-                std::thread::sleep(Duration::from_millis(250));
-            }
-        });
-        TapGuard {
-            stop,
-            healed,
-            thread: Some(thread),
-        }
-    }
-
-    /// Harness-only healing of a userspace-datapath artifact (reference §3.4): vswitchd takes
-    /// br-ex's tap down and up to set its MAC; if that overlaps NM's IP setup the routes are
-    /// lost. Waits for "br-ex up with the default route", re-applying the device if needed.
-    pub fn heal_br_ex(&self) -> Result<(), String> {
-        for _ in 0..3 {
-            if crate::process::wait_for(Duration::from_secs(1), || {
-                self.has_default_route_via("br-ex")
-            }) {
-                return Ok(());
-            }
-            reapply_br_ex(self.ns.name(), self.nm.bus_address());
-        }
-        if self.has_default_route_via("br-ex") {
+    /// Waits up to 5 s for br-ex to be up with the default route, as NetworkManager sets it up:
+    /// nothing here re-applies or re-adds anything, so a lost route fails the test.
+    pub fn wait_br_ex_routed(&self) -> Result<(), String> {
+        if crate::process::wait_for(Duration::from_secs(5), || {
+            self.has_default_route_via("br-ex")
+        }) {
             Ok(())
         } else {
             Err(format!(
                 "br-ex has no default route: {}",
                 self.ns.ip(&["route"]).unwrap_or_default()
             ))
-        }
-    }
-}
-
-/// br-ex's tap set up and the device reapplied, in namespace `ns` with NetworkManager on `bus`:
-/// NM adds br-ex's routes again after the userspace datapath's MAC flap flushed them. Errors are
-/// left to the caller's next look at the routes.
-fn reapply_br_ex(ns: &str, bus: &str) {
-    let _ = output(std::process::Command::new("ip").args(["-n", ns, "link", "set", "br-ex", "up"]));
-    let _ = output(
-        std::process::Command::new("nmcli")
-            .env("DBUS_SYSTEM_BUS_ADDRESS", bus)
-            .args(["device", "reapply", "br-ex"]),
-    );
-}
-
-/// Stops watching br-ex's tap when dropped (see [`Node::guard_br_ex_tap`]).
-#[derive(Debug)]
-pub struct TapGuard {
-    stop: Arc<AtomicBool>,
-    healed: Arc<AtomicUsize>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl TapGuard {
-    /// How many times br-ex had to be healed.
-    pub fn healed(&self) -> usize {
-        self.healed.load(Ordering::Relaxed)
-    }
-}
-
-impl Drop for TapGuard {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
         }
     }
 }

@@ -23,10 +23,9 @@ fn run(cmd: &mut Command) {
 }
 
 /// The units the packages' presets enable.
-pub const UNITS: [&str; 6] = [
+pub const UNITS: [&str; 5] = [
     "nodeip-configuration.service",
     "nmstate-configuration.service",
-    "nmstate-configuration-live.path",
     "ovs-configuration.service",
     "resolv-prepender.service",
     "keepalived-monitor.service",
@@ -46,8 +45,8 @@ pub const INGRESS_VIP: &str = "198.51.100.4";
 /// Units reported in every boot.
 pub const REPORT: &str = "systemd-tmpfiles-setup.service NetworkManager.service \
     NetworkManager-wait-online.service openvswitch.service nodeip-configuration.service \
-    nmstate-configuration.service nmstate-configuration-live.path \
-    nmstate-configuration-live.service network-online.target \
+    nmstate-configuration.service nmstate-configuration-live.service \
+    network-online.target \
     ovs-configuration.service kubelet-dependencies.target kubelet.service \
     resolv-prepender.service keepalived-monitor.service keepalived.service \
     wait-for-br-ex-up.service node-valid-hostname.service";
@@ -58,53 +57,6 @@ pub const REPORT: &str = "systemd-tmpfiles-setup.service NetworkManager.service 
 pub const NM_CONF: &str = "[main]\nplugins=keyfile\nauth-polkit=false\ndhcp=internal\n\
     rc-manager=unmanaged\nno-auto-default=*\nhostname-mode=none\nsystemd-resolved=false\n\
     [logging]\nlevel=INFO\n";
-
-/// Harness-only healing of two things a node's NetworkManager and OVS never do. Both were seen
-/// with Debian 12's NetworkManager 1.42, which the harness ran until it moved to production's 1.52;
-/// neither was logged in the first 1.52 suite runs (2026-11-25), and each still says so in the
-/// journal if it fires:
-/// - A bug of NetworkManager 1.42 (RHEL-50747, which nmstate's PR 2739 reports fixed in
-///   NetworkManager in October 2024): with nmstate's profiles (`autoconnect-ports` on the bridge
-///   and the port, as nmstate 2.2 writes them), NM autoconnects `br-ex-port` twice at startup
-///   and can leave the ovs-interface's activation waiting in "prepare" for a port activation it
-///   already replaced, for ever. Seen on reboots of a declarative node under load (the rows NM's
-///   previous run left in OVSDB make it start with the bridge's devices). When an ovs-interface
-///   stays in prepare for 5 s, this activates its profile again; a healthy activation leaves
-///   prepare within milliseconds.
-/// - The userspace datapath's route loss (reference harness §3.4): ovs-vswitchd takes the
-///   ovs-interface's tap down and up to set its MAC, and when that overlaps NM's IP setup the
-///   kernel flushes the routes, which NM 1.42 never adds again: br-ex is "connected" with its
-///   address and no route at all, so nothing reaches the gateway. Seen on declarative reboots
-///   under load (there no configurator checks the route: the profiles are applied already). When
-///   a connected ovs-interface has an IPv4 prefix but no route for 1 s, this sets its link up
-///   and reapplies the device, as the cluster harness does. NM itself always adds the prefix
-///   route with the address, so a healthy device is never touched.
-///
-/// Each heal says so in the journal (`harness-nm-ovs-heal`).
-const NM_OVS_HEAL: &str = r#"stuck=0 bare=0
-while :; do
-    devices=$(nmcli -t -f TYPE,STATE,CONNECTION,DEVICE device 2>/dev/null)
-    c=$(printf '%s\n' "$devices" | sed -n 's/^ovs-interface:connecting (prepare):\(.*\):.*/\1/p' | head -n1)
-    if [ -n "$c" ]; then stuck=$((stuck+1)); else stuck=0; fi
-    if [ "$stuck" -ge 10 ]; then
-        echo "harness: NetworkManager left ovs-interface $c in prepare for 5 s (seen with NetworkManager 1.42: RHEL-50747); activating it again"
-        nmcli connection up id "$c"
-        stuck=0
-    fi
-    d=
-    for i in $(printf '%s\n' "$devices" | sed -n 's/^ovs-interface:connected:.*:\(.*\)/\1/p'); do
-        if ip -4 -o addr show dev "$i" scope global | grep -qv '/32 ' && [ -z "$(ip route show dev "$i")" ]; then d=$i; fi
-    done
-    if [ -n "$d" ]; then bare=$((bare+1)); else bare=0; fi
-    if [ "$bare" -ge 2 ]; then
-        echo "harness: $d lost its routes to the userspace datapath's MAC flap; setting it up and reapplying it"
-        ip link set "$d" up
-        nmcli device reapply "$d"
-        bare=0
-    fi
-    sleep 0.5
-done
-"#;
 
 /// Stand-ins for what RHCOS and OpenShift provide around our units.
 pub fn stand_ins() -> Vec<(String, String)> {
@@ -122,13 +74,6 @@ pub fn stand_ins() -> Vec<(String, String)> {
                  --config-dir=/harness/nm/conf.d --system-config-dir=/harness/nm/sys.d\n",
                 nm.display()
             ),
-        ),
-        (
-            "harness-nm-ovs-heal.service".into(),
-            "[Unit]\nDescription=harness: heals a stuck ovs-interface activation and the userspace datapath's lost routes\n\
-             After=NetworkManager.service\nBindsTo=NetworkManager.service\n\
-             [Service]\nExecStart=/bin/sh /harness/nm/ovs-heal.sh\nSyslogIdentifier=harness-nm-ovs-heal\n"
-                .into(),
         ),
         (
             "openvswitch.service".into(),
@@ -304,7 +249,6 @@ impl NodeBoot {
         fs::create_dir_all(nm.join("conf.d")).unwrap();
         fs::create_dir_all(nm.join("sys.d")).unwrap();
         fs::write(nm.join("NetworkManager.conf"), NM_CONF).unwrap();
-        fs::write(nm.join("ovs-heal.sh"), NM_OVS_HEAL).unwrap();
         for (name, text) in CONF_D {
             fs::write(nm.join("conf.d").join(name), text).unwrap();
         }
@@ -445,27 +389,14 @@ impl NodeBoot {
             .collect(),
             netns: Some(&self.ns),
             timeout: Some(timeout),
-            wants: vec![
-                "kubelet.service".into(),
-                "multi-user.target".into(),
-                "harness-nm-ovs-heal.service".into(),
-            ],
+            wants: vec!["kubelet.service".into(), "multi-user.target".into()],
             report: REPORT.split_whitespace().map(str::to_owned).collect(),
             before_collect: format!("{script}\n{COLLECT}"),
             system_dir: Some(&system),
             usr_overlay: Some(&self.path("root/usr")),
             ..Boot::default()
         };
-        let r = boot.boot().unwrap();
-        // Tests show when the harness had to heal its own artifacts.
-        for l in r
-            .journal
-            .lines()
-            .filter(|l| l.contains("harness-nm-ovs-heal["))
-        {
-            eprintln!("{l}");
-        }
-        r
+        boot.boot().unwrap()
     }
 }
 

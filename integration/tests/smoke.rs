@@ -213,7 +213,7 @@ fn network_manager_builds_br_ex_and_the_node_ip_answers_through_it() {
     node.nm
         .wait_activated("ovs-if-phys0", Duration::from_secs(30))
         .unwrap();
-    node.heal_br_ex().unwrap();
+    node.wait_br_ex_routed().unwrap();
     report("br-ex", "static br-ex activated with the default route", t);
     assert_eq!(
         node.ovs
@@ -273,7 +273,7 @@ fn network_manager_builds_br_ex_and_the_node_ip_answers_through_it() {
     dhcp.nm
         .wait_activated("ovs-if-br-ex", Duration::from_secs(60))
         .unwrap();
-    dhcp.heal_br_ex().unwrap();
+    dhcp.wait_br_ex_routed().unwrap();
     report("br-ex", "DHCP br-ex with cloned MAC activated", t);
     let addrs = dhcp
         .ns
@@ -291,7 +291,7 @@ fn network_manager_builds_br_ex_and_the_node_ip_answers_through_it() {
     node.nm
         .wait_activated("ovs-if-br-ex", Duration::from_secs(30))
         .unwrap();
-    node.heal_br_ex().unwrap();
+    node.wait_br_ex_routed().unwrap();
     report("br-ex", "NM restart -> br-ex back", t);
     assert!(ping(&up.ns, &node_address(1)));
     report("br-ex", "total", t0);

@@ -8,6 +8,7 @@ use std::time::Duration;
 use integration::Netns;
 use integration::cluster::{API_VIP, ClusterNode, INGRESS_VIP};
 use integration::keepalived::holds;
+use integration::nncp::DEAD_DEFAULT_ROUTE;
 use integration::node::{NMSTATE_BR_EX, ZONE, node_address};
 use integration::node_boot::{carries, context, default_via, holds_vip};
 use integration::nspawn::BootResult;
@@ -313,14 +314,18 @@ fn a_new_cluster_yml_is_applied_once_on_the_next_boot() {
     assert_eq!(r.prop("kubelet.service", "ActiveState"), "active", "{ctx}");
 }
 
-/// The MachineConfig flow without a reboot (issue 27): MCO writes every host's NMState file to
-/// every node and, by its node-disruption policy for /etc/nmstate/openshift (None), neither
-/// drains nor reboots; nmstate-configuration-live.path starts the live apply. Another host's
-/// file changes nothing here; this node's own file (br-ex's MTU) is applied live, in the same
-/// boot, and recorded in `applied`; the next boot applies nothing new and keeps the MTU.
+/// The MachineConfig flow without a reboot (issues 27 and 38), as MCO's daemon runs it under the
+/// node-disruption policy for /etc/nmstate/openshift (Restart of
+/// nmstate-configuration-live.service): it writes every host's file (a temporary file renamed
+/// into place), runs `systemctl restart` and waits; when the restart fails, its deferred rollback
+/// writes the previous files back. Another host's file changes nothing; this node's own file
+/// (br-ex's MTU) is applied in the same boot and recorded in `applied`. A bad one (the default
+/// route through a gateway that is not there) makes the restart fail, the network is back, the
+/// previous file is back and `applied` names it; MCO retrying the same update fails at once
+/// without touching the network. The next boot applies nothing new and keeps the MTU.
 #[test]
-fn nmstate_file_changes_apply_live_without_a_reboot() {
-    if !require_root("nmstate_file_changes_apply_live_without_a_reboot") {
+fn nmstate_file_changes_apply_live_through_mcos_restart_and_a_bad_one_fails_the_update() {
+    if !require_root("nmstate_file_changes_apply_live_through_mcos_restart") {
         return;
     }
     let mut node = node_boot();
@@ -333,60 +338,128 @@ fn nmstate_file_changes_apply_live_without_a_reboot() {
         1,
     );
     assert_ne!(own, NMSTATE_BR_EX);
+    let routes = own.find("routes:").unwrap();
+    let bad = format!("{}{DEAD_DEFAULT_ROUTE}", &own[..routes]);
     let dir = node.path("nmstate/openshift");
-    // As MCO's daemon writes a file: a temporary file in the directory, renamed into place.
-    // Staged before the boot; the collector renames them into place one after the other.
+    // Staged before the boot; MCO's daemon's writes rename them into place one after the other.
     let stage = |name: &str, text: &str| {
-        std::fs::write(dir.join(format!(".{name}.tmp")), text).unwrap();
+        std::fs::write(dir.join(format!(".{name}")), text).unwrap();
     };
-    stage("master-1.yml", &own);
-    stage("master-0.yml", &own);
+    stage("other", &own);
+    stage("own", &own);
+    stage("bad", &bad);
     let live_log = "journalctl -b -o cat -u nmstate-configuration-live.service";
     let ready = "systemctl is-active -q kubelet.service && ip route show default | grep -q br-ex \
-                 && test -e /etc/nmstate/openshift/applied \
-                 && ! systemctl is-active -q nmstate-configuration-live.service";
+                 && test -e /etc/nmstate/openshift/applied";
+    // update STAGED FILE OUT: MCO's daemon's update of one file: the previous content kept, the
+    // new one renamed into place, the unit restarted (its exit status and milliseconds in OUT); on
+    // failure the previous content written back the same way.
     let then = format!(
-        r#"runs() {{ {live_log} | grep -c 'nothing to apply\|applied and committed\|done:'; }}
-before=$(runs)
-mv /etc/nmstate/openshift/.master-1.yml.tmp /etc/nmstate/openshift/master-1.yml
-i=0; while [ "$(runs)" = "$before" ] && [ $i -lt 40 ]; do sleep 0.5; i=$((i+1)); done
-while systemctl is-active -q nmstate-configuration-live.service; do sleep 0.2; done
-{live_log} > /harness-out/live-after-other
-cp /etc/nmstate/openshift/applied /harness-out/applied-after-other
+        r#"d=/etc/nmstate/openshift
+update() {{
+    cp "$d/$2" "$d/.previous" 2>/dev/null || rm -f "$d/.previous"
+    cp "$d/.$1" "$d/.new" && mv "$d/.new" "$d/$2"
+    t0=$(date +%s%3N)
+    systemctl restart nmstate-configuration-live.service; rc=$?
+    echo "$rc $(( $(date +%s%3N) - t0 ))" > /harness-out/$3
+    if [ $rc -ne 0 ]; then
+        if [ -e "$d/.previous" ]; then mv "$d/.previous" "$d/$2"; else rm -f "$d/$2"; fi
+    fi
+}}
+update other master-1.yml other
 ip -o link show br-ex > /harness-out/mtu-after-other
 cat /proc/sys/kernel/random/boot_id > /harness-out/boot-before
-mv /etc/nmstate/openshift/.master-0.yml.tmp /etc/nmstate/openshift/master-0.yml
-i=0; until cmp -s /etc/nmstate/openshift/applied /etc/nmstate/openshift/master-0.yml || [ $i -ge 120 ]; do sleep 0.5; i=$((i+1)); done
-while systemctl is-active -q nmstate-configuration-live.service; do sleep 0.2; done
-{live_log} > /harness-out/live-after-own
+update own master-0.yml own
 ip -o link show br-ex > /harness-out/mtu-after-own
+cp $d/applied /harness-out/applied-after-own
+{live_log} > /harness-out/live-before-bad
+update bad master-0.yml bad
+ip route show default > /harness-out/route-after-bad
+ip -o link show br-ex > /harness-out/mtu-after-bad
+cp $d/master-0.yml /harness-out/file-after-bad
+cp $d/applied /harness-out/applied-after-bad
+{live_log} > /harness-out/live-after-bad
+update bad master-0.yml retried
+ip route show default > /harness-out/route-after-retry
+{live_log} > /harness-out/live-after-retry
+cp $d/master-0.yml /harness-out/file-after-retry
 cat /proc/sys/kernel/random/boot_id > /harness-out/boot-after
-systemctl show -p Result nmstate-configuration-live.service > /harness-out/live-result
 "#
     );
-    let r = node.boot_then(ready, &then);
+    let r = node.boot_with(
+        &format!(
+            "i=0; until {{ {ready}; }} || [ $i -ge 180 ]; do sleep 0.5; i=$((i+1)); done\n{then}"
+        ),
+        Duration::from_secs(180),
+    );
     let ctx = context(&r);
-    let after_other = r.file("live-after-other");
-    assert!(
-        after_other.contains("nothing to apply")
-            && !after_other.contains("applying the NMState file"),
-        "another host's file started the unit, which applied nothing\n{after_other}\n{ctx}"
-    );
-    assert_eq!(r.file("applied-after-other"), NMSTATE_BR_EX, "{ctx}");
+    let restart = |out: &str| -> (i32, f64) {
+        let text = r.file(out);
+        let mut words = text.split_whitespace();
+        let rc = words.next().and_then(|w| w.parse().ok());
+        let ms = words.next().and_then(|w| w.parse::<u32>().ok());
+        match (rc, ms) {
+            (Some(rc), Some(ms)) => (rc, f64::from(ms) / 1000.0),
+            _ => panic!("{out}: {text:?}\n{ctx}"),
+        }
+    };
+    let (rc, _) = restart("other");
+    assert_eq!(rc, 0, "another host's file: the restart succeeds\n{ctx}");
     assert!(r.file("mtu-after-other").contains("mtu 1500"), "{ctx}");
-    let after_own = r.file("live-after-own");
-    assert_eq!(
-        after_own
-            .matches("applying the NMState file /etc/nmstate/openshift/master-0.yml")
-            .count(),
-        1,
-        "{after_own}\n{ctx}"
-    );
-    eprintln!("nmstate-configuration-live.service, in the boot that changed:\n{after_own}");
+    let (rc, secs) = restart("own");
+    assert_eq!(rc, 0, "{ctx}");
+    eprintln!("the good change: restart succeeded in {secs:.1} s");
     assert!(r.file("mtu-after-own").contains("mtu 1400"), "{ctx}");
-    assert_eq!(r.file("live-result").trim(), "Result=success", "{ctx}");
+    assert_eq!(r.file("applied-after-own"), own, "{ctx}");
+    let before_bad = r.file("live-before-bad");
+    assert!(
+        before_bad.contains("nothing to apply")
+            && before_bad
+                .matches("applying the NMState file /etc/nmstate/openshift/master-0.yml")
+                .count()
+                == 1,
+        "the other host's file applied nothing, this node's once\n{before_bad}\n{ctx}"
+    );
+
+    // The bad change: the restart fails, so MCO's update does; the network is back, and MCO's
+    // rollback put the previous file back, which `applied` already names.
+    let (rc, secs) = restart("bad");
+    assert_ne!(rc, 0, "{ctx}");
+    eprintln!("the bad change: restart failed after {secs:.1} s");
+    let route = r.file("route-after-bad");
+    assert!(
+        route.contains("via 198.51.100.1 dev br-ex") && !route.contains("198.51.100.77"),
+        "{route}\n{ctx}"
+    );
+    assert!(r.file("mtu-after-bad").contains("mtu 1400"), "{ctx}");
+    assert_eq!(r.file("file-after-bad"), own, "{ctx}");
+    assert_eq!(r.file("applied-after-bad"), own, "{ctx}");
+    let after_bad = r.file("live-after-bad");
+    let failure = after_bad
+        .lines()
+        .find(|l| l.contains("master-0.yml was rolled back"))
+        .unwrap_or_else(|| panic!("a line naming the file and the rollback\n{after_bad}\n{ctx}"));
+    assert!(failure.contains("198.51.100.77"), "{failure}");
+    eprintln!("nmstate-configuration-live.service on the bad change: {failure}");
+
+    // MCO retrying the update: the restart fails at once naming the earlier rollback, nothing
+    // is applied (no second "applying" line), the route is as it was.
+    let (rc, secs) = restart("retried");
+    assert_ne!(rc, 0, "{ctx}");
+    assert!(
+        secs < 5.0,
+        "the retry failed at once, not after {secs:.1} s\n{ctx}"
+    );
+    let retry = r.file("live-after-retry");
+    let new_lines = &retry[after_bad.len().min(retry.len())..];
+    assert!(
+        new_lines.contains("it is not applied again until it changes")
+            && !new_lines.contains("applying the NMState file"),
+        "{new_lines}\n{ctx}"
+    );
+    assert_eq!(r.file("route-after-retry"), route, "{ctx}");
+    assert_eq!(r.file("file-after-retry"), own, "{ctx}");
     assert_eq!(r.file("boot-before"), r.file("boot-after"), "no reboot");
-    assert_eq!(std::fs::read_to_string(dir.join("applied")).unwrap(), own);
     assert!(carries(&r, "br-ex", &ip), "{ctx}");
 
     node.power_cycle();

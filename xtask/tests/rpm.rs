@@ -22,11 +22,7 @@ const PACKAGES: [(&str, &[&str]); 4] = [
     ("nodeip-selector", &["nodeip-configuration.service"]),
     (
         "ovs-bridge-configurator",
-        &[
-            "ovs-configuration.service",
-            "nmstate-configuration.service",
-            "nmstate-configuration-live.path",
-        ],
+        &["ovs-configuration.service", "nmstate-configuration.service"],
     ),
     ("resolv-prepender", &["resolv-prepender.service"]),
     ("keepalived-monitor", &["keepalived-monitor.service"]),

@@ -15,6 +15,7 @@ pub mod live_failure;
 pub mod lock;
 pub mod nic;
 pub mod nm;
+pub mod node_event;
 pub mod node_state;
 pub mod outcome;
 pub mod ovsdb;
@@ -52,7 +53,10 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                         tracing::info!("done: {outcome:?}");
                         Ok(ExitCode::SUCCESS)
                     }
-                    Err(e) => Err(failure(e)),
+                    Err(e) => {
+                        node_event::warn(&s, node_event::reason(&e), &e.to_string()).await;
+                        Err(failure(e))
+                    }
                 }
             }
             Command::Plan { json, .. } => plan(&s, *json).await,

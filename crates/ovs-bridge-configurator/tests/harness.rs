@@ -91,21 +91,12 @@ impl Case {
         c
     }
 
-    /// Runs it to the end without retries, watching br-ex's tap meanwhile.
+    /// Runs it to the end without retries.
     fn run(&self, args: &[&str]) -> Output {
-        let guard = self.node.guard_br_ex_tap();
-        let out = self
-            .command(args, Path::new("/dev/null"))
+        self.command(args, Path::new("/dev/null"))
             .args(["--retry-interval-secs", "0"])
             .output()
-            .unwrap();
-        if guard.healed() > 0 {
-            eprintln!(
-                "harness: br-ex healed {} time(s) (tap left down, or routes lost to its MAC flap)",
-                guard.healed()
-            );
-        }
-        out
+            .unwrap()
     }
 
     /// What a failed activation needs explained: NM's and dnsmasq's side.
@@ -1284,18 +1275,26 @@ fn a_valid_nmstate_file_whose_br_ex_is_unusable_keeps_the_previous_bridge() {
     assert!(c.reachable());
 }
 
-/// `apply-nmstate --live` (what nmstate-configuration-live.path starts when MCO changes a file
-/// under /etc/nmstate/openshift) on a running node: another host's file, even a malformed one,
-/// changes nothing; this node's malformed file exits 2 naming it, with nothing changed; this
-/// node's good file takes br-ex over live and is recorded; a later file that would leave br-ex
-/// without the node IP is rolled back (exit 1) and `applied` keeps the last good one.
+/// `apply-nmstate --live` (what MCO's daemon restarts nmstate-configuration-live.service for when
+/// it changes a file under /etc/nmstate/openshift) on a running node: another host's file, even a
+/// malformed one, changes nothing; this node's malformed file exits 2 naming it, with nothing
+/// changed; this node's good file takes br-ex over live and is recorded; a later file whose
+/// default route goes through a gateway that is not there fails the forwarding probe and is
+/// rolled back (exit 1), `applied` keeps the last good one, and a Warning Event on the Node says
+/// which file and which probe (issue 38, item 4).
 #[test]
 fn apply_nmstate_live_applies_only_this_nodes_file_and_rolls_back_a_bad_one() {
     if !require_root("apply_nmstate_live_applies_only_this_nodes_file") {
         return;
     }
     let (c, dir) = automatic_then_files(&[("some-other-host.yml", "interfaces: [unclosed\n")]);
-    let o = c.run(&["apply-nmstate", "--live"]);
+    let (api, cfg) = api_int(&c, "");
+    let live = || {
+        c.command(&["apply-nmstate", "--live"], &cfg)
+            .output()
+            .unwrap()
+    };
+    let o = live();
     assert!(o.status.success(), "{}", c.context(&o));
     assert!(log(&o).contains("nothing to apply"), "{}", log(&o));
     assert!(!dir.join("applied").exists());
@@ -1303,14 +1302,17 @@ fn apply_nmstate_live_applies_only_this_nodes_file_and_rolls_back_a_bad_one() {
 
     let own = dir.join(format!("{}.yml", short_hostname()));
     fs::write(&own, "interfaces: [unclosed\n").unwrap();
-    let o = c.run(&["apply-nmstate", "--live"]);
+    let o = live();
     assert_eq!(o.status.code(), Some(2), "{}", log(&o));
     assert!(log(&o).contains(&own.display().to_string()), "{}", log(&o));
+    let events = api.posted_events();
+    assert_eq!(events.len(), 1, "{events:#?}");
+    assert_eq!(events[0]["reason"], "NMStateInvalid", "{events:#?}");
     assert!(!dir.join("applied").exists());
     assert!(c.profile_names().lines().any(|n| n == "ovs-if-phys0"));
 
     fs::write(&own, NMSTATE_BR_EX).unwrap();
-    let o = c.run(&["apply-nmstate", "--live"]);
+    let o = live();
     assert!(o.status.success(), "{}", c.context(&o));
     assert!(log(&o).contains("applying the NMState file"), "{}", log(&o));
     assert_eq!(
@@ -1324,14 +1326,30 @@ fn apply_nmstate_live_applies_only_this_nodes_file_and_rolls_back_a_bad_one() {
     );
     assert!(c.reachable());
 
-    fs::write(
-        &own,
-        NMSTATE_BR_EX.replace("198.51.100.11", "198.51.100.99"),
-    )
-    .unwrap();
-    let o = c.run(&["apply-nmstate", "--live"]);
+    let routes = NMSTATE_BR_EX.find("routes:").unwrap();
+    let dead_gateway = format!("{}{DEAD_DEFAULT_ROUTE}", &NMSTATE_BR_EX[..routes]);
+    fs::write(&own, &dead_gateway).unwrap();
+    let o = live();
     assert_eq!(o.status.code(), Some(1), "{}", log(&o));
     assert!(log(&o).contains("was rolled back"), "{}", log(&o));
+    // Told to the cluster: a Warning Event on this Node (its uid, so `oc describe node` shows
+    // it), naming the file, the rollback and the probe that failed.
+    let events = api.posted_events();
+    assert_eq!(events.len(), 2, "{events:#?}");
+    let e = &events[1];
+    assert_eq!(e["type"], "Warning", "{e:#}");
+    assert_eq!(e["reason"], "NMStateRolledBack", "{e:#}");
+    assert_eq!(e["regarding"]["kind"], "Node", "{e:#}");
+    assert_eq!(e["regarding"]["name"], "node1", "{e:#}");
+    assert_eq!(e["regarding"]["uid"], "uid-node1", "{e:#}");
+    assert_eq!(e["reportingController"], "ovs-bridge-configurator", "{e:#}");
+    let note = e["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains(&own.display().to_string())
+            && note.contains("rolled back")
+            && note.contains("198.51.100.77"),
+        "{e:#}"
+    );
     assert_eq!(
         fs::read_to_string(dir.join("applied")).unwrap(),
         NMSTATE_BR_EX
@@ -1346,7 +1364,7 @@ fn apply_nmstate_live_applies_only_this_nodes_file_and_rolls_back_a_bad_one() {
     // Issue 38 (item 3): started again with the same file (MCO's daemon retrying its update),
     // it fails at once naming the earlier rollback, and nothing is applied.
     let t = Instant::now();
-    let o = c.run(&["apply-nmstate", "--live"]);
+    let o = live();
     assert_eq!(o.status.code(), Some(1), "{}", log(&o));
     assert!(
         log(&o).contains(&format!("{} was rolled back at ", own.display()))
@@ -1357,14 +1375,20 @@ fn apply_nmstate_live_applies_only_this_nodes_file_and_rolls_back_a_bad_one() {
     );
     assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
     assert!(c.ready());
+    let events = api.posted_events();
+    assert_eq!(events.len(), 3, "{events:#?}");
+    assert_eq!(
+        events[2]["reason"], "NMStateRolledBackEarlier",
+        "{events:#?}"
+    );
     // The previous file back (MCO's rollback of its update): nothing to apply, the record stays
     // until a file is applied; a fixed file is applied.
     fs::write(&own, NMSTATE_BR_EX).unwrap();
-    let o = c.run(&["apply-nmstate", "--live"]);
+    let o = live();
     assert!(o.status.success(), "{}", c.context(&o));
     assert!(log(&o).contains("nothing to apply"), "{}", log(&o));
     fs::write(&own, format!("{NMSTATE_BR_EX}# fixed\n")).unwrap();
-    let o = c.run(&["apply-nmstate", "--live"]);
+    let o = live();
     assert!(o.status.success(), "{}", c.context(&o));
     assert!(log(&o).contains("applying the NMState file"), "{}", log(&o));
 }
@@ -1971,6 +1995,35 @@ fn a_kubernetes_nmstate_policy_applies_live_as_it_is() {
     );
 }
 
+/// An API server on the machine network (api-int's address, a route away from the node) that
+/// knows this node (`node1`), Ready; and a config naming its kubeconfig and the node, with
+/// `extra` lines.
+fn api_int(c: &Case, extra: &str) -> (FakeApiServer, PathBuf) {
+    c.up.ns.addr("br0", &format!("{API_INT}/32"), &[]).unwrap();
+    let listener =
+        c.up.ns
+            .run_in(|| std::net::TcpListener::bind(format!("{API_INT}:6443")))
+            .unwrap()
+            .unwrap();
+    let api = FakeApiServer::start_as(
+        c.node.dir(),
+        vec![apiserver::node("node1", true, &[&node_address(1)], &[])],
+        listener,
+        &format!("{API_INT}:6443"),
+    )
+    .unwrap();
+    let cfg = c.node.dir().join("live.toml");
+    fs::write(
+        &cfg,
+        format!(
+            "{extra}kubeconfig = \"{}\"\nnode-name = \"node1\"\n",
+            api.kubeconfig().display()
+        ),
+    )
+    .unwrap();
+    (api, cfg)
+}
+
 /// Issue 27: `apply-live` on a converted node. An additive change (an address on a second NIC)
 /// is committed and stays until the node's next boot, with nothing written under /etc/nmstate;
 /// a change that cuts the node off (its default route moved to a gateway that does not exist)
@@ -1988,29 +2041,8 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
     // kubernetes-nmstate's probes: the upstream resolver (for its own zone: no Internet here)
     // and an API server on the machine network (api-int's address) that knows this node, Ready.
     fs::write(c.etc.join("resolv.conf"), format!("nameserver {ROUTER}\n")).unwrap();
-    c.up.ns.addr("br0", &format!("{API_INT}/32"), &[]).unwrap();
-    let listener =
-        c.up.ns
-            .run_in(|| std::net::TcpListener::bind(format!("{API_INT}:6443")))
-            .unwrap()
-            .unwrap();
-    let api = FakeApiServer::start_as(
-        c.node.dir(),
-        vec![apiserver::node("node1", true, &[&node_address(1)], &[])],
-        listener,
-        &format!("{API_INT}:6443"),
-    )
-    .unwrap();
+    let (api, cfg) = api_int(&c, &format!("dns-probe-name = \"{ZONE}\"\n"));
     let file = c.node.dir().join("live.yml");
-    let cfg = c.node.dir().join("live.toml");
-    fs::write(
-        &cfg,
-        format!(
-            "dns-probe-name = \"{ZONE}\"\nkubeconfig = \"{}\"\nnode-name = \"node1\"\n",
-            api.kubeconfig().display()
-        ),
-    )
-    .unwrap();
     let run = |args: &[&str], yaml: &str| {
         fs::write(&file, yaml).unwrap();
         let mut all = args.to_vec();

@@ -252,19 +252,9 @@ impl ClusterNode {
         self.run_oneshot("nodeip-selector")
     }
 
-    /// ovs-configuration.service (on the userspace datapath with the harness's tap guard, and
-    /// healing of its route loss afterwards; on the kernel's datapath as on a node, alone).
+    /// ovs-configuration.service.
     pub fn run_ovs_configuration(&self) -> Result<ExitStatus, String> {
-        if crate::ovs::kernel_datapath() {
-            return self.run_oneshot("ovs-bridge-configurator");
-        }
-        let guard = self.node.guard_br_ex_tap();
-        let out = self.run_oneshot("ovs-bridge-configurator")?;
-        drop(guard);
-        if out.success() {
-            self.node.heal_br_ex()?;
-        }
-        Ok(out)
+        self.run_oneshot("ovs-bridge-configurator")
     }
 
     /// `daemon run`, logging to its log file.

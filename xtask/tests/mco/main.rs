@@ -133,15 +133,12 @@ fn every_pool_of_every_topology_renders_and_the_daemons_accept_the_configs() {
             }
 
             // Enablement: the br-ex units as upstream (OVNKubernetes; nmstate-configuration on
-            // every on-prem platform, with the path unit that applies its files' day-2 changes);
+            // every on-prem platform; its files' day-2 changes are MCO's daemon's restart of
+            // nmstate-configuration-live.service, which nothing enables);
             // the node IP with API VIPs, and on vSphere without them (upstream's UPI unit);
             // resolv.conf only with API VIPs; keepalived only with OpenShift's own load
             // balancer.
-            let mut expected = vec![
-                "nmstate-configuration-live.path",
-                "nmstate-configuration.service",
-                "ovs-configuration.service",
-            ];
+            let mut expected = vec!["nmstate-configuration.service", "ovs-configuration.service"];
             if has_vips || platform == "VSphere" {
                 expected.push("nodeip-configuration.service");
             }
@@ -541,7 +538,7 @@ fn the_renderer_keeps_mcos_rules() {
 /// else rebootless); and the path unit the templates enable watches exactly its paths and
 /// starts the live apply.
 #[test]
-fn the_nmstate_files_policy_is_rebootless_and_the_path_unit_follows_it() {
+fn the_nmstate_files_policy_restarts_the_live_unit_without_a_reboot() {
     let m = policy::load();
     assert_eq!(policy::violations(&m), Vec::<String>::new());
     let ours = &m.spec.node_disruption_policy.files;
@@ -551,12 +548,20 @@ fn the_nmstate_files_policy_is_rebootless_and_the_path_unit_follows_it() {
         "/etc/nmstate/openshift/master-0.yml",
         "/etc/nmstate/openshift/worker-12.yml",
     ] {
-        let kinds: Vec<&str> = policy::closest(changed, &merged)
-            .unwrap_or_else(|| panic!("{changed}: no policy, MCO reboots"))
+        let actions = policy::closest(changed, &merged)
+            .unwrap_or_else(|| panic!("{changed}: no policy, MCO reboots"));
+        let restarted: Vec<(&str, Option<&str>)> = actions
             .iter()
-            .map(|a| a.kind.as_str())
+            .map(|a| {
+                let service = a.restart.as_ref().map(|r| r.service_name.as_str());
+                (a.kind.as_str(), service)
+            })
             .collect();
-        assert_eq!(kinds, ["None"], "{changed}");
+        assert_eq!(
+            restarted,
+            [("Restart", Some("nmstate-configuration-live.service"))],
+            "{changed}"
+        );
     }
 
     let tree = Tree::new(&[&mco_dir()]);
@@ -574,28 +579,21 @@ fn the_nmstate_files_policy_is_rebootless_and_the_path_unit_follows_it() {
         }
     }
 
+    // The unit MCO's daemon restarts: ours, a oneshot that applies this node's file live, and
+    // started by nothing else (no [Install] for a preset to enable, no path unit watching the
+    // directory: a second trigger of one write would start it while MCO's restart stops it).
     let units = Path::new(env!("CARGO_MANIFEST_DIR")).join("../units/system");
-    let path_unit = std::fs::read_to_string(units.join("nmstate-configuration-live.path")).unwrap();
-    let values = |key: &str| -> Vec<String> {
-        path_unit
-            .lines()
-            .filter_map(|l| l.strip_prefix(key))
-            .map(str::to_owned)
-            .collect()
-    };
-    let watched = values("PathChanged=");
-    let policed: Vec<String> = ours.iter().map(|f| f.path.clone()).collect();
-    assert_eq!(
-        watched, policed,
-        "the path unit watches what the policy covers"
-    );
-    assert_eq!(values("Unit="), ["nmstate-configuration-live.service"]);
     let service =
         std::fs::read_to_string(units.join("nmstate-configuration-live.service")).unwrap();
-    assert!(
-        service
-            .lines()
-            .any(|l| l == "ExecStart=/usr/bin/ovs-bridge-configurator apply-nmstate --live"),
-        "{service}"
-    );
+    for line in [
+        "Type=oneshot",
+        "ExecStart=/usr/bin/ovs-bridge-configurator apply-nmstate --live",
+    ] {
+        assert!(service.lines().any(|l| l == line), "{line}\n{service}");
+    }
+    assert!(!service.contains("[Install]"), "{service}");
+    for e in std::fs::read_dir(&units).unwrap() {
+        let text = std::fs::read_to_string(e.unwrap().path()).unwrap_or_default();
+        assert!(!text.contains("PathChanged=/etc/nmstate"), "{text}");
+    }
 }

@@ -6,7 +6,7 @@
 //! (`/etc/kubernetes/kubeconfig`, whose server is api-int too) stands in for the API server;
 //! its user may not read Nodes, so readiness is not probed then. Without either, neither is.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Node;
@@ -26,42 +26,37 @@ pub enum Seen {
 /// exists, within `limit`; None when none does.
 pub async fn look(kubeconfigs: &[PathBuf], node: &str, limit: Duration) -> Option<Seen> {
     let kubeconfig = kubeconfigs.iter().find(|k| k.exists())?;
-    let k = match Kubeconfig::read_from(kubeconfig) {
-        Ok(k) => k,
-        Err(e) => {
-            return Some(Seen::Silent {
-                server: kubeconfig.display().to_string(),
-                why: format!("cannot read the kubeconfig: {e}"),
-            });
-        }
-    };
-    let config = match Config::from_custom_kubeconfig(k, &KubeConfigOptions::default()).await {
+    let (client, server) = match client(kubeconfig, limit).await {
         Ok(c) => c,
-        Err(e) => {
+        Err(why) => {
             return Some(Seen::Silent {
                 server: kubeconfig.display().to_string(),
-                why: format!("cannot use the kubeconfig: {e}"),
+                why,
             });
         }
     };
-    let server = config.cluster_url.to_string();
-    Some(get(config, node, limit).await.map_or_else(
-        |why| Seen::Silent {
-            server: server.clone(),
-            why,
-        },
-        |ready| Seen::Answered {
-            server: server.clone(),
-            ready,
-        },
-    ))
+    Some(match get(client, node, limit).await {
+        Ok(ready) => Seen::Answered { server, ready },
+        Err(why) => Seen::Silent { server, why },
+    })
 }
 
-/// Whether the node is ready, if the server answered at all.
-async fn get(mut config: Config, node: &str, limit: Duration) -> Result<bool, String> {
+/// A client from `kubeconfig` whose requests give up after `limit`, and the server it talks to.
+pub async fn client(kubeconfig: &Path, limit: Duration) -> Result<(Client, String), String> {
+    let k = Kubeconfig::read_from(kubeconfig)
+        .map_err(|e| format!("cannot read the kubeconfig: {e}"))?;
+    let mut config = Config::from_custom_kubeconfig(k, &KubeConfigOptions::default())
+        .await
+        .map_err(|e| format!("cannot use the kubeconfig: {e}"))?;
+    let server = config.cluster_url.to_string();
     config.connect_timeout = Some(limit);
     config.read_timeout = Some(limit);
     let client = Client::try_from(config).map_err(|e| e.to_string())?;
+    Ok((client, server))
+}
+
+/// Whether the node is ready, if the server answered at all.
+async fn get(client: Client, node: &str, limit: Duration) -> Result<bool, String> {
     let nodes: Api<Node> = Api::all(client);
     match tokio::time::timeout(limit, nodes.get(node)).await {
         Err(_) => Err(format!("no answer within {limit:?}")),

@@ -25,10 +25,11 @@ pub enum Command {
     ApplyNmstate {
         #[command(flatten)]
         settings: SettingsArgs,
-        /// On a running node (what nmstate-configuration-live.path starts when a file under
-        /// /etc/nmstate/openshift changes): apply this node's changed file now with the live
-        /// probes and bound, once, without upstream's retry; another host's file changes
-        /// nothing.
+        /// On a running node (nmstate-configuration-live.service, which MCO's daemon restarts
+        /// after changing a file under /etc/nmstate/openshift): apply this node's changed file
+        /// now with the live probes and bound, once, without upstream's retry; another host's
+        /// file changes nothing. Fails when the change is refused or rolled back, and then
+        /// records a Warning Event on the Node.
         #[arg(long)]
         live: bool,
     },

@@ -129,8 +129,8 @@ pub enum Moment {
     /// By the boot-time units, before kubelet: the boot's probes within
     /// `forwarding-timeout-secs` (a new 802.3ad bond may need seconds to forward).
     Boot,
-    /// On a running node, as soon as the file changes (`apply-nmstate --live`, started by
-    /// nmstate-configuration-live.path): the live probes, node readiness included, within
+    /// On a running node, once MCO changed the file (`apply-nmstate --live`, which MCO's daemon
+    /// restarts nmstate-configuration-live.service for): the live probes, node readiness included, within
     /// `live-probe-timeout-secs`, as `apply-live`.
     Running,
 }
@@ -213,11 +213,11 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
     Ok(Some(Outcome::DeclarativeApplied))
 }
 
-/// `apply-nmstate --live`, started by nmstate-configuration-live.path when a file under
-/// /etc/nmstate/openshift changes on a running node. MCO ships every host's file to every node:
-/// [`pending`] looks only at this node's `<short hostname>.yml`, else `cluster.yml`, so another
-/// host's file changes nothing here. A file that changed again while it was applied (a path
-/// unit's events during the run start no second run) is applied again before returning.
+/// `apply-nmstate --live`, run by nmstate-configuration-live.service when MCO's daemon restarts
+/// it after changing a file under /etc/nmstate/openshift. MCO ships every host's file to every
+/// node: [`pending`] looks only at this node's `<short hostname>.yml`, else `cluster.yml`, so
+/// another host's file changes nothing here. A file that changed again while it was applied (a
+/// second write during the run) is applied again before returning.
 pub async fn apply_changed(s: &Settings) -> Result<Outcome, ApplyError> {
     let mut outcome = None;
     while let Some(done) = apply_pending(s, Moment::Running).await? {

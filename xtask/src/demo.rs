@@ -21,7 +21,22 @@ pub fn run(keep: bool) -> anyhow::Result<()> {
         "== Building the four daemons (release). The first build takes about 6 minutes on 2 cores; \
          later runs reuse it =="
     );
-    run_cmd(cargo().args(["build", "--release", "--locked", "--bins"]))?;
+    // The four daemons only: xtask (this program, already built) in release would add its own
+    // whole-program link.
+    run_cmd(cargo().args([
+        "build",
+        "--release",
+        "--locked",
+        "-p",
+        "nodeip-selector",
+        "-p",
+        "ovs-bridge-configurator",
+        "-p",
+        "resolv-prepender",
+        "-p",
+        "keepalived-monitor",
+        "--bins",
+    ]))?;
     let bins = Binaries(root().join("target/release"));
     let stamp = move |m: String| println!("[{:>5.1} s] {m}", t0.elapsed().as_secs_f64());
     println!(

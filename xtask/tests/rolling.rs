@@ -188,9 +188,17 @@ fn rolling_restarts_under_traffic_lose_nothing_but_one_failover() {
         moves.iter().any(|h| h.len() == 1 && h[0] != api),
         "the VIP failed over: {moves:?}"
     );
+    // On a failure, each node's keepalived says when it entered and left MASTER.
+    let logs = || -> String {
+        c.nodes
+            .iter()
+            .map(|n| format!("--- node{} keepalived\n{}", n.index, n.keepalived_log(12)))
+            .collect()
+    };
     assert!(
         moves.iter().all(|h| h.len() <= 1),
-        "never held twice: {moves:?}"
+        "never held twice: {moves:?}\n{}",
+        logs()
     );
     let (lost, failed) = traffic.finish(&format!("keepalived restarted on node{api}"));
     assert!(failed.is_empty(), "failed lookups:\n{}", failed.join("\n"));

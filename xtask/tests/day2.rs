@@ -480,6 +480,51 @@ cat /proc/sys/kernel/random/boot_id > /harness-out/boot-after
     assert!(default_via(&r, "br-ex"), "{ctx}");
 }
 
+/// Which nodes hold each VIP now.
+type VipSample = Vec<(&'static str, Vec<u8>)>;
+
+/// Runs `f` while sampling every 50 ms which nodes hold the API and Ingress VIPs, and twice more
+/// after it returns (a VIP dropped at the very end counts too).
+fn while_sampling_vips<R: Send>(
+    c: &integration::cluster::Cluster,
+    f: impl FnOnce() -> R + Send,
+) -> (R, Vec<VipSample>) {
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let sampler = scope.spawn(|| {
+            let mut samples = Vec::new();
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                samples.push(
+                    [API_VIP, INGRESS_VIP]
+                        .into_iter()
+                        .map(|v| (v, c.holders(v)))
+                        .collect(),
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            samples
+        });
+        let result = f();
+        std::thread::sleep(Duration::from_millis(150));
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        (result, sampler.join().unwrap())
+    })
+}
+
+/// Every sample in which a VIP was not on its holder alone, one line each.
+fn moved(samples: &[VipSample], holders: &[(&str, u8)]) -> Vec<String> {
+    samples
+        .iter()
+        .enumerate()
+        .flat_map(|(i, held)| {
+            held.iter()
+                .zip(holders)
+                .filter(|((_, on), (_, h))| on.as_slice() != [*h])
+                .map(move |((v, on), (_, h))| format!("sample {i}: {v} on {on:?}, not on [{h}]"))
+        })
+        .collect()
+}
+
 /// A good live change on the node that holds the VIPs (issue 27: "the keepalived VIPs stay where
 /// they are during a good change"): br-ex's MTU, then a static route through br-ex (a storage
 /// network's, the usual day-2 change), each applied with `apply-live` and committed. keepalived's
@@ -515,49 +560,11 @@ fn a_good_live_change_leaves_the_vips_where_they_are() {
     for (n, vip) in targets {
         for (what, yaml) in changes {
             let node = &c.nodes[usize::from(n) - 1];
-            let stop = std::sync::atomic::AtomicBool::new(false);
-            let (result, samples) = std::thread::scope(|scope| {
-                let sampler = scope.spawn(|| {
-                    let mut samples = Vec::new();
-                    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
-                        let held: Vec<(&str, Vec<u8>)> = holders
-                            .iter()
-                            .map(|(v, _)| {
-                                let on: Vec<u8> = c
-                                    .nodes
-                                    .iter()
-                                    .filter(|m| holds(&m.node.ns, "br-ex", v))
-                                    .map(|m| m.index)
-                                    .collect();
-                                (*v, on)
-                            })
-                            .collect();
-                        samples.push(held);
-                        std::thread::sleep(Duration::from_millis(50));
-                    }
-                    samples
-                });
-                let result = node.apply_live(yaml);
-                // Two more samples after the commit: a VIP dropped at the very end counts too.
-                std::thread::sleep(Duration::from_millis(150));
-                stop.store(true, std::sync::atomic::Ordering::SeqCst);
-                (result, sampler.join().unwrap())
-            });
+            let (result, samples) = while_sampling_vips(&c, || node.apply_live(yaml));
             let (status, log) = result.unwrap();
             assert!(status.success(), "node{n}: {what}: {status}\n{log}");
             assert!(log.contains("committed"), "node{n}: {what}\n{log}");
-            let moved: Vec<_> = samples
-                .iter()
-                .enumerate()
-                .flat_map(|(i, held)| {
-                    held.iter()
-                        .zip(&holders)
-                        .filter(|((_, on), (_, h))| on.as_slice() != [*h])
-                        .map(move |((v, on), (_, h))| {
-                            format!("sample {i}: {v} on {on:?}, not on [{h}]")
-                        })
-                })
-                .collect();
+            let moved = moved(&samples, &holders);
             assert!(
                 moved.is_empty(),
                 "node{n} ({vip}): {what} moved a VIP:\n{}\n{log}\n{}",
@@ -609,5 +616,133 @@ fn a_good_live_change_leaves_the_vips_where_they_are() {
         "node{api}: a default route through a missing next hop rolled back in {:.2} s; the API \
          VIP is held by node{holder}",
         rolled_back.as_secs_f64()
+    );
+}
+
+/// What MCO's roll-out of one MachineConfig did on one node: its daemon wrote the NMState file
+/// and restarted nmstate-configuration-live.service.
+struct Rollout {
+    node: u8,
+    ok: bool,
+    log: String,
+}
+
+/// MCO rolling `text` out as the pool's `cluster.yml` with `maxUnavailable: 1`, nodes in
+/// `order`: on each node in turn its daemon writes the file, restarts the live unit and waits;
+/// a failed restart fails that node's update: the daemon writes the previous file back, the
+/// node is degraded and the pool stops rolling (no other node gets the file).
+fn roll_out(c: &integration::cluster::Cluster, order: &[u8], text: &str) -> Vec<Rollout> {
+    let mut done = Vec::new();
+    for &n in order {
+        let node = &c.nodes[usize::from(n) - 1];
+        let file = node.dir.join("etc/nmstate/openshift/cluster.yml");
+        let previous = std::fs::read_to_string(&file).ok();
+        node.set_nmstate(Some(text)).unwrap();
+        let (status, log) = node.apply_nmstate_live().unwrap();
+        done.push(Rollout {
+            node: n,
+            ok: status.success(),
+            log,
+        });
+        if !status.success() {
+            node.set_nmstate(previous.as_deref()).unwrap();
+            break;
+        }
+    }
+    done
+}
+
+/// Issue 38: one MachineConfig's NMState change rolled out over the three nodes as MCO does,
+/// node by node, the API VIP's holder first (the worst place for a bad change). A default
+/// route through a gateway that is not there fails the first node's update: that node is back
+/// as it was (node IP, default route, br-ex's addresses and ports) holding the VIPs it held,
+/// and the roll-out stops, so the other two never see the change. Then a good change (br-ex's
+/// MTU) goes through all three with every VIP on its holder in every sample.
+#[test]
+fn a_rolled_out_nmstate_change_stops_at_the_first_node_it_breaks_and_a_good_one_reaches_all() {
+    if !require_root("a_rolled_out_nmstate_change_stops_at_the_first_node_it_breaks") {
+        return;
+    }
+    let (c, api) = booted_cluster();
+    let ingress = c
+        .wait_single_holder(INGRESS_VIP, Duration::from_secs(20))
+        .unwrap();
+    let holders: Vec<(&str, u8)> = vec![(API_VIP, api), (INGRESS_VIP, ingress)];
+    let mut order = vec![api];
+    order.extend((1..=3).filter(|&n| n != api));
+    let before: Vec<_> = c.nodes.iter().map(sections).collect();
+
+    let bad = roll_out(&c, &order, DEAD_DEFAULT_ROUTE);
+    assert_eq!(bad.len(), 1, "the roll-out went on past node{api}");
+    let first = &bad[0];
+    assert!(
+        !first.ok,
+        "node{}: the dead gateway was kept\n{}",
+        first.node, first.log
+    );
+    assert!(first.log.contains("rolled back"), "{}", first.log);
+    assert!(first.log.contains("198.51.100.77"), "{}", first.log);
+    let node = &c.nodes[usize::from(api) - 1];
+    assert!(
+        !node.dir.join("etc/nmstate/openshift/cluster.yml").exists(),
+        "MCO's rollback left the bad file"
+    );
+    let ip = node_address(api);
+    let back = time_until(Duration::from_secs(20), || {
+        holds(&node.node.ns, "br-ex", &ip)
+            && node
+                .node
+                .ns
+                .ip(&["route", "show", "default"])
+                .is_ok_and(|r| r.contains("via 198.51.100.1 dev br-ex"))
+    });
+    assert!(
+        back.is_some(),
+        "node{api}: node IP and default route\n{}",
+        first.log
+    );
+    for (vip, holder) in &holders {
+        let now = c
+            .wait_single_holder(vip, Duration::from_secs(20))
+            .unwrap_or_else(|e| panic!("{e}\n{}", node.keepalived_log(30)));
+        assert_eq!(now, *holder, "{vip} moved\n{}", node.keepalived_log(30));
+    }
+    for (n, was) in c.nodes.iter().zip(&before) {
+        let who = format!("node{} after the bad roll-out", n.index);
+        only_changed(&who, was, &sections(n), &[]);
+    }
+    eprintln!(
+        "bad change: node{api} failed its update and is back as before ({}); nodes {:?} never \
+         saw it",
+        first.log.lines().last().unwrap_or_default(),
+        &order[1..]
+    );
+
+    let good = "interfaces:\n- name: br-ex\n  type: ovs-interface\n  state: up\n  mtu: 1400\n";
+    let (done, samples) = while_sampling_vips(&c, || roll_out(&c, &order, good));
+    let updated: Vec<u8> = done.iter().filter(|r| r.ok).map(|r| r.node).collect();
+    assert_eq!(
+        updated,
+        order,
+        "{}",
+        done.iter()
+            .map(|r| r.log.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let moved = moved(&samples, &holders);
+    assert!(
+        moved.is_empty(),
+        "the good roll-out moved a VIP:\n{}",
+        moved.join("\n")
+    );
+    for n in &c.nodes {
+        let link = n.node.ns.ip(&["link", "show", "br-ex"]).unwrap();
+        assert!(link.contains("mtu 1400"), "node{}: {link}", n.index);
+    }
+    eprintln!(
+        "good change: br-ex MTU 1400 on nodes {order:?} in turn; {} samples, every VIP on its \
+         holder",
+        samples.len()
     );
 }

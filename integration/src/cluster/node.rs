@@ -218,22 +218,27 @@ impl ClusterNode {
     pub fn apply_live(&self, yaml: &str) -> Result<(ExitStatus, String), String> {
         let file = self.path("apply-live.yml");
         std::fs::write(&file, yaml).map_err(|e| e.to_string())?;
+        self.configurator(&["apply-live", &file.display().to_string()])
+    }
+
+    /// `ovs-bridge-configurator apply-nmstate --live` on this node, as MCO's daemon's restart of
+    /// nmstate-configuration-live.service runs it after writing the node's NMState files
+    /// ([`ClusterNode::set_nmstate`]): its exit status and its log.
+    pub fn apply_nmstate_live(&self) -> Result<(ExitStatus, String), String> {
+        self.configurator(&["apply-nmstate", "--live"])
+    }
+
+    /// An `ovs-bridge-configurator` command on this node's directories, run to completion.
+    fn configurator(&self, args: &[&str]) -> Result<(ExitStatus, String), String> {
         let (etc, var_lib) = (self.path("etc"), self.path("var-lib"));
+        let mut all = args.to_vec();
+        let (etc, var_lib) = (etc.display().to_string(), var_lib.display().to_string());
+        all.extend(["--etc-dir", &etc, "--var-lib-dir", &var_lib]);
         let out = self
-            .command(
-                "ovs-bridge-configurator",
-                &[
-                    "apply-live",
-                    &file.display().to_string(),
-                    "--etc-dir",
-                    &etc.display().to_string(),
-                    "--var-lib-dir",
-                    &var_lib.display().to_string(),
-                ],
-            )
+            .command("ovs-bridge-configurator", &all)
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| format!("apply-live: {e}"))?;
+            .map_err(|e| format!("{}: {e}", args.join(" ")))?;
         Ok((
             out.status,
             String::from_utf8_lossy(&out.stderr).into_owned(),

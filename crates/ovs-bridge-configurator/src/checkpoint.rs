@@ -1,31 +1,40 @@
-//! A desired NMState applied inside nmstate's checkpoint, checked, then committed or rolled
-//! back: the core every NMState path shares (boot-time `apply-nmstate`, and the day-2 live
-//! apply), each bringing its own checks (the br-ex check, the forwarding and other probes).
-//! The checkpoint is kept alive while this process runs, so a crash is undone within its
-//! timeout and a slow change never is.
+//! A desired NMState applied inside a checkpoint, checked, then committed or rolled back: the
+//! core every NMState path shares (boot-time `apply-nmstate`, and the day-2 live apply), each
+//! bringing its own checks (the br-ex check, the forwarding and other probes). A change of
+//! existing interfaces' MTU, IP settings and routes is written and reapplied by the project
+//! itself, keeping addresses and routes NetworkManager did not configure ([`reapply`]); any
+//! other change goes through nmstate's own apply. The checkpoint is kept alive while this
+//! process runs, so a crash is undone within its timeout and a slow change never is.
 
 use std::convert::Infallible;
 use std::time::Duration;
 
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::nm::Nm;
+use crate::nm::{Nm, NmError};
+use crate::reapply;
 
-/// nmstate refused, failed or could not verify the state (it rolled back itself), or the commit
-/// failed.
+/// The change could not be made or verified (rolled back), or the commit failed.
 #[derive(Debug, thiserror::Error)]
-pub enum NmstateFailed {
+pub enum ChangeFailed {
+    /// nmstate refused, failed or could not verify it.
     #[error("{0}")]
-    Apply(nmstate::NmstateError),
+    Nmstate(nmstate::NmstateError),
+    /// Writing or reapplying a profile.
+    #[error("{0}")]
+    NetworkManager(Box<NmError>),
+    /// nmstate did not see the written change in place.
+    #[error("{0}")]
+    Verify(String),
     #[error("commit: {0}")]
-    Commit(nmstate::NmstateError),
+    Commit(String),
 }
 
 /// Why the change did not stay: in both cases the node is back on the state before it.
 #[derive(Debug)]
 pub enum Failed<E> {
-    Nmstate(NmstateFailed),
-    /// nmstate applied it, the caller's check failed (`E`, the check's error): rolled back.
+    Change(ChangeFailed),
+    /// The change is in place, the caller's check failed (`E`, the check's error): rolled back.
     Check(E),
 }
 
@@ -38,13 +47,14 @@ pub enum Lasting {
     UntilReboot,
 }
 
-/// Applies `state` with nmstate's own verification inside its checkpoint, runs `check`, and
-/// commits only if it passes; the checkpoint is a dead man's switch (see [`keep_alive`]):
+/// Applies `state` (the own reapply where it covers the change, nmstate's apply otherwise),
+/// verified, inside a checkpoint, runs `check`, and commits only if it passes; the checkpoint
+/// is a dead man's switch (see [`keep_alive`]):
 /// NetworkManager rolls the change back by itself `timeout` after this process stops showing
 /// it is alive (killed, or NetworkManager unreachable), and never while it runs.
 pub async fn apply<F, E>(
     nm: &Nm,
-    mut state: nmstate::NetworkState,
+    state: nmstate::NetworkState,
     timeout: Duration,
     lasting: Lasting,
     check: F,
@@ -55,27 +65,18 @@ where
     // Checkpoints that are not this change's (none, while the change lock is held and nothing
     // but this tool makes checkpoints): never kept alive by it.
     let others = nm.checkpoints().await.unwrap_or_default();
-    state
-        .set_kernel_only(false)
-        .set_verify_change(true)
-        .set_commit(false)
-        .set_memory_only(lasting == Lasting::UntilReboot)
-        .set_timeout(timeout.as_secs() as u32);
     let change = async {
-        state
-            .apply_async()
-            .await
-            .map_err(|e| Failed::Nmstate(NmstateFailed::Apply(e)))?;
-        // nmstate left its checkpoint open ("" = NetworkManager's only checkpoint).
-        if let Err(e) = check().await {
-            if let Err(e) = nmstate::NetworkState::checkpoint_rollback_async("").await {
-                tracing::error!("rolling back nmstate's checkpoint: {e}");
+        match reapply::plan(nm, &state).await.map_err(Failed::Change)? {
+            Ok(plan) => {
+                let what: Vec<&str> = plan.rewrites.iter().map(|r| r.iface.as_str()).collect();
+                tracing::info!("rewriting and reapplying the profiles of {what:?}");
+                reapply::apply(nm, &state, plan, timeout, lasting, check).await
             }
-            return Err(Failed::Check(e));
+            Err(why) => {
+                tracing::info!("applying through nmstate ({why} is not covered by the reapply)");
+                through_nmstate(state, timeout, lasting, check).await
+            }
         }
-        nmstate::NetworkState::checkpoint_commit_async("")
-            .await
-            .map_err(|e| Failed::Nmstate(NmstateFailed::Commit(e)))
     };
     tokio::select! {
         result = change => result,
@@ -83,8 +84,40 @@ where
     }
 }
 
-/// The dead man's switch: every third of `timeout`, the checkpoint this change made (nmstate
-/// creates it inside its apply, with `timeout`) has its automatic rollback moved to `timeout`
+/// nmstate's own apply with its verification, leaving its checkpoint open for `check`.
+async fn through_nmstate<F, E>(
+    mut state: nmstate::NetworkState,
+    timeout: Duration,
+    lasting: Lasting,
+    check: F,
+) -> Result<(), Failed<E>>
+where
+    F: AsyncFnOnce() -> Result<(), E>,
+{
+    state
+        .set_kernel_only(false)
+        .set_verify_change(true)
+        .set_commit(false)
+        .set_memory_only(lasting == Lasting::UntilReboot)
+        .set_timeout(timeout.as_secs() as u32);
+    state
+        .apply_async()
+        .await
+        .map_err(|e| Failed::Change(ChangeFailed::Nmstate(e)))?;
+    // nmstate left its checkpoint open ("" = NetworkManager's only checkpoint).
+    if let Err(e) = check().await {
+        if let Err(e) = nmstate::NetworkState::checkpoint_rollback_async("").await {
+            tracing::error!("rolling back nmstate's checkpoint: {e}");
+        }
+        return Err(Failed::Check(e));
+    }
+    nmstate::NetworkState::checkpoint_commit_async("")
+        .await
+        .map_err(|e| Failed::Change(ChangeFailed::Commit(e.to_string())))
+}
+
+/// The dead man's switch: every third of `timeout`, the checkpoint this change made (the
+/// reapply's, or nmstate's inside its apply, with `timeout`) has its automatic rollback moved to `timeout`
 /// from now. A slow change, a bond renegotiating or probes waiting out their bound are never
 /// rolled back under it; a kill -9 at any moment is, at most `timeout` later. What it costs:
 /// NetworkManager must answer one call every third of `timeout` (it does in milliseconds, also

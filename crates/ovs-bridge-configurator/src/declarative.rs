@@ -101,7 +101,7 @@ where
     checkpoint::apply(nm, state, checkpoint_timeout, Lasting::Persistent, finish)
         .await
         .map_err(|e| match e {
-            checkpoint::Failed::Nmstate(source) => DeclarativeError::Apply { path, source },
+            checkpoint::Failed::Change(source) => DeclarativeError::Apply { path, source },
             checkpoint::Failed::Check(source) => DeclarativeError::Unusable { path, source },
         })?;
     // As upstream: the file is copied into /etc/nmstate (nmstate.service re-applies it on

@@ -22,6 +22,8 @@ pub mod ovsdb;
 pub mod plan;
 pub mod probe;
 pub mod profile;
+pub mod profile_change;
+pub mod reapply;
 pub mod recover;
 pub mod redact;
 pub mod settings;

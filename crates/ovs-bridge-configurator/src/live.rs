@@ -66,7 +66,7 @@ pub enum LiveError {
     #[error("applying {origin} failed and was rolled back: {source}")]
     Apply {
         origin: String,
-        source: checkpoint::NmstateFailed,
+        source: checkpoint::ChangeFailed,
     },
     /// br-ex lost the node IP or a probe failed after the change: rolled back.
     #[error("{origin} was rolled back after {:.1}s: {source}", after.as_secs_f64())]
@@ -129,7 +129,7 @@ pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duratio
     checkpoint::apply(&nm, state, s.live_checkpoint_timeout, o.lasting, check)
         .await
         .map_err(|e| match e {
-            checkpoint::Failed::Nmstate(e) => LiveError::Apply {
+            checkpoint::Failed::Change(e) => LiveError::Apply {
                 origin: source,
                 source: e,
             },

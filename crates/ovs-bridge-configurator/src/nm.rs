@@ -107,6 +107,8 @@ impl std::fmt::Display for DeviceState {
 
 /// `NM_DEVICE_TYPE_OVS_PORT`: the OVS port device that shares its uplink's name.
 pub const DEVICE_TYPE_OVS_PORT: u32 = 25;
+/// `NM_DEVICE_TYPE_OVS_BRIDGE`.
+pub const DEVICE_TYPE_OVS_BRIDGE: u32 = 26;
 
 /// `NM_SETTINGS_ADD_CONNECTION2_FLAG_IN_MEMORY`: the keyfile goes to
 /// `/run/NetworkManager/system-connections`, as configure-ovs's `nmcli c add save no`.
@@ -114,6 +116,10 @@ const ADD_IN_MEMORY: u32 = 0x2;
 /// `NM_SETTINGS_UPDATE2_FLAG_TO_DISK` / `_IN_MEMORY`.
 const UPDATE_TO_DISK: u32 = 0x1;
 const UPDATE_IN_MEMORY: u32 = 0x2;
+/// `NM_DEVICE_REAPPLY_FLAGS_PRESERVE_EXTERNAL_IP` (NetworkManager 1.42 and later): a reapply
+/// keeps the addresses and routes NetworkManager did not configure (keepalived's VIPs,
+/// OVN-Kubernetes' masquerade address and routes on br-ex).
+const REAPPLY_PRESERVE_EXTERNAL_IP: u32 = 0x1;
 /// Checkpoint flags: delete connections added after it, disconnect devices created after it.
 const CHECKPOINT_DELETE_NEW_CONNECTIONS: u32 = 0x2;
 const CHECKPOINT_DISCONNECT_NEW_DEVICES: u32 = 0x4;
@@ -199,6 +205,7 @@ trait NmDevice {
     fn state(&self) -> zbus::Result<u32>;
     #[zbus(property)]
     fn active_connection(&self) -> zbus::Result<OwnedObjectPath>;
+    fn reapply(&self, connection: &Settings, version_id: u64, flags: u32) -> zbus::Result<()>;
 }
 
 #[proxy(
@@ -598,6 +605,39 @@ impl Nm {
         c.update2(settings, flags, &BTreeMap::new())
             .await
             .map_err(call("Update2"))?;
+        self.count(1);
+        Ok(())
+    }
+
+    /// The stored profile `uuid` (path and settings, without secrets).
+    pub async fn profile_by_uuid(
+        &self,
+        uuid: &str,
+    ) -> Result<(OwnedObjectPath, Settings), NmError> {
+        let path = self
+            .settings()
+            .await?
+            .get_connection_by_uuid(uuid)
+            .await
+            .map_err(call(format!("GetConnectionByUuid({uuid})")))?;
+        let settings = self
+            .connection(&path)
+            .await?
+            .get_settings()
+            .await
+            .map_err(call(format!("GetSettings({uuid})")))?;
+        self.count(2);
+        Ok((path, settings))
+    }
+
+    /// Reapplies the device's profile as it is stored now, keeping the addresses and routes
+    /// NetworkManager did not configure. NetworkManager refuses (an error) a change it cannot
+    /// reapply without re-activating.
+    pub async fn reapply(&self, device: &OwnedObjectPath) -> Result<(), NmError> {
+        let d: NmDeviceProxy = self.proxy(Some(device), "device").await?;
+        d.reapply(&Settings::new(), 0, REAPPLY_PRESERVE_EXTERNAL_IP)
+            .await
+            .map_err(call(format!("Reapply({})", device.as_str())))?;
         self.count(1);
         Ok(())
     }

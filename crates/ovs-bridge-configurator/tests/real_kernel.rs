@@ -721,7 +721,8 @@ fn vlan_on_bond(id: u16, address: Option<&str>) -> String {
 /// Issue 27 on a real kernel, on the node converted onto an 802.3ad bond: three live changes.
 /// A VLAN the switch carries, with an address, added on the bond (committed; its peer answers;
 /// br-ex untouched). br-ex's MTU changed under a ping of the node IP every 50 ms from the switch
-/// (committed, nothing lost). br-ex moved onto a VLAN of the bond that the switch does not
+/// (committed, nothing lost; an address and a route put on br-ex outside NetworkManager, as
+/// OVN-Kubernetes' masquerade ones, are still there: issue 37). br-ex moved onto a VLAN of the bond that the switch does not
 /// carry (the gateway falls silent: rolled back, naming it, and the gateway answers through
 /// br-ex on bond0 again). Each apply -> committed or rolled back is printed.
 #[test]
@@ -743,14 +744,17 @@ fn live_changes_on_an_lacp_bond_commit_or_roll_back() {
     assert!(addr.contains(&format!("{NODE_IP}/24")), "{addr}");
 
     // An echo every 50 ms from 1 s before the apply to 1 s after it (however long it takes
-    // inside UML): none may go unanswered.
+    // inside UML): none may go unanswered. Before it, what OVN-Kubernetes puts on br-ex outside
+    // NetworkManager (its masquerade address and a route through it): both must stay.
     let mtu = "interfaces:\n- name: br-ex\n  type: ovs-interface\n  state: up\n  mtu: 1400\n";
     let (rc, took, log) = apply_live(
         &mut node,
         mtu,
         (
             &format!(
-                "ip netns exec sw ping -n -i 0.05 -W 1 {NODE_IP} > /run/x/ping.log 2>&1 &
+                "ip addr add 169.254.169.2/29 dev br-ex
+                 ip route add 169.254.169.3/32 via 169.254.169.4 dev br-ex
+                 ip netns exec sw ping -n -i 0.05 -W 1 {NODE_IP} > /run/x/ping.log 2>&1 &
                  pinger=$!
                  sleep 1"
             ),
@@ -774,6 +778,17 @@ fn live_changes_on_an_lacp_bond_commit_or_roll_back() {
     );
     let link = node.sh("ip -o link show br-ex").unwrap();
     assert!(link.contains("mtu 1400"), "{link}");
+    assert!(
+        log.contains("reapplied"),
+        "br-ex's profile was not reapplied\n{log}"
+    );
+    let external = node
+        .sh("ip -o addr show dev br-ex; ip route show 169.254.169.3")
+        .unwrap();
+    assert!(
+        external.contains("169.254.169.2/29") && external.contains("via 169.254.169.4 dev br-ex"),
+        "the address and route added outside NetworkManager are gone:\n{external}\n{log}"
+    );
 
     let bad = format!(
         "interfaces:\n{}- name: br-ex\n  type: ovs-bridge\n  state: up\n  bridge:\n    port:\n    \

@@ -1,0 +1,541 @@
+//! What a day-2 change does to the profiles of interfaces that exist: nmstate's diff (the part
+//! of the desired state that differs from the running one, after nmstate's own validation and
+//! merge) turned into the NetworkManager settings the project writes and reapplies itself
+//! ([`crate::reapply`]). Covered: an existing interface's MTU, its IPv4/IPv6 method, static
+//! addresses and automatic-configuration switches, and the static routes through it: what a
+//! day-2 change of br-ex is. Anything else in the diff is [`Uncovered`], and goes through
+//! nmstate's own apply.
+//!
+//! Read from nmstate's YAML/JSON form (its stable, documented schema), not from its types' fields:
+//! nmstate documents the schema as its API and keeps it across releases.
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
+
+use serde_json::{Map, Value as Json};
+use zbus::zvariant::{OwnedValue, Value};
+
+use crate::profile::{Section, Settings, val};
+
+/// A part of the diff this module does not turn into profile settings (named for the log).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Uncovered(pub String);
+
+/// One existing interface's new settings, in nmstate's terms.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IfaceChange {
+    pub name: String,
+    pub mtu: Option<u32>,
+    /// The whole `ipv4` / `ipv6` section as it is to be (running config overlaid with the diff).
+    pub ipv4: Option<Map<String, Json>>,
+    pub ipv6: Option<Map<String, Json>>,
+    /// Every static route through the interface as it is to be, when they change.
+    pub routes4: Option<Vec<Route>>,
+    pub routes6: Option<Vec<Route>>,
+}
+
+/// A static route as NetworkManager stores it (`route-data`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    pub dest: IpAddr,
+    pub prefix: u8,
+    pub next_hop: Option<IpAddr>,
+    pub metric: Option<u32>,
+    pub table: Option<u32>,
+}
+
+const IFACE_KEYS: &[&str] = &["name", "type", "state", "mtu", "ipv4", "ipv6"];
+const IP_KEYS: &[&str] = &[
+    "enabled",
+    "dhcp",
+    "autoconf",
+    "address",
+    "auto-dns",
+    "auto-gateway",
+    "auto-routes",
+    "auto-route-table-id",
+    "auto-route-metric",
+];
+const ROUTE_KEYS: &[&str] = &[
+    "destination",
+    "next-hop-interface",
+    "next-hop-address",
+    "metric",
+    "table-id",
+    "state",
+];
+
+fn object<'v>(v: &'v Json, what: &str) -> Result<&'v Map<String, Json>, Uncovered> {
+    v.as_object()
+        .ok_or_else(|| Uncovered(format!("{what} is not a mapping")))
+}
+
+/// The changes `diff` (nmstate's `gen_diff` against `running`, both as nmstate's JSON) makes to
+/// interfaces that exist in `running` (read with `set_running_config_only`: no dynamic
+/// addresses or routes, which are not the profile's).
+pub fn changes(diff: &Json, running: &Json) -> Result<Vec<IfaceChange>, Uncovered> {
+    for (key, v) in object(diff, "the change")? {
+        let empty = v.is_null()
+            || v.as_array().is_some_and(Vec::is_empty)
+            || v.as_object().is_some_and(Map::is_empty)
+            || v.as_str().is_some_and(str::is_empty);
+        if !empty && key != "interfaces" && key != "routes" {
+            return Err(Uncovered(format!("`{key}`")));
+        }
+    }
+    let running_ifaces = list(running, "interfaces");
+    let mut out: BTreeMap<String, IfaceChange> = BTreeMap::new();
+    for iface in list(diff, "interfaces") {
+        let iface = object(iface, "an interface")?;
+        let name = str_of(iface, "name").ok_or_else(|| Uncovered("an unnamed interface".into()))?;
+        let Some(now) = running_ifaces.iter().find(|i| {
+            i["name"] == name && (iface.get("type").is_none() || i["type"] == iface["type"])
+        }) else {
+            return Err(Uncovered(format!("new interface {name}")));
+        };
+        if let Some(key) = iface.keys().find(|k| !IFACE_KEYS.contains(&k.as_str())) {
+            return Err(Uncovered(format!("{name}'s `{key}`")));
+        }
+        if iface.get("state").is_some_and(|s| s != "up") {
+            return Err(Uncovered(format!("{name} {}", iface["state"])));
+        }
+        let mut change = IfaceChange::new(name);
+        change.mtu = match iface.get("mtu") {
+            None => None,
+            Some(m) => Some(
+                m.as_u64()
+                    .and_then(|m| u32::try_from(m).ok())
+                    .ok_or_else(|| Uncovered(format!("{name}'s mtu {m}")))?,
+            ),
+        };
+        for (family, slot) in [("ipv4", &mut change.ipv4), ("ipv6", &mut change.ipv6)] {
+            if let Some(ip) = iface.get(family) {
+                *slot = Some(merged_ip(&now[family], ip, name, family)?);
+            }
+        }
+        out.insert(name.to_owned(), change);
+    }
+    let (running_routes, changed_routes) = (
+        list(&running["routes"], "config"),
+        list(&diff["routes"], "config"),
+    );
+    let mut via: BTreeMap<String, Vec<&Json>> = BTreeMap::new();
+    for r in changed_routes {
+        let r_obj = object(r, "a route")?;
+        if let Some(key) = r_obj.keys().find(|k| !ROUTE_KEYS.contains(&k.as_str())) {
+            return Err(Uncovered(format!("a route's `{key}`")));
+        }
+        let Some(dev) = str_of(r_obj, "next-hop-interface") else {
+            return Err(Uncovered("a route without next-hop-interface".into()));
+        };
+        if !running_ifaces.iter().any(|i| i["name"] == dev) {
+            return Err(Uncovered(format!("a route through new interface {dev}")));
+        }
+        via.entry(dev.to_owned()).or_default().push(r);
+    }
+    for (dev, changed) in via {
+        let kept = running_routes
+            .iter()
+            .filter(|r| r["next-hop-interface"] == dev.as_str())
+            .filter(|r| !changed.iter().any(|c| is_absent(c) && same_route(c, r)));
+        let added = changed.iter().copied().filter(|c| !is_absent(c));
+        let mut v4 = Vec::new();
+        let mut v6 = Vec::new();
+        for r in kept.chain(added) {
+            let route = route(r)?;
+            if route.dest.is_ipv4() {
+                v4.push(route);
+            } else {
+                v6.push(route);
+            }
+        }
+        let change = out
+            .entry(dev.clone())
+            .or_insert_with(|| IfaceChange::new(&dev));
+        change.routes4 = Some(v4);
+        change.routes6 = Some(v6);
+    }
+    Ok(out.into_values().collect())
+}
+
+impl IfaceChange {
+    fn new(name: &str) -> IfaceChange {
+        IfaceChange {
+            name: name.to_owned(),
+            mtu: None,
+            ipv4: None,
+            ipv6: None,
+            routes4: None,
+            routes6: None,
+        }
+    }
+}
+
+fn list<'v>(v: &'v Json, key: &str) -> &'v [Json] {
+    v.get(key)
+        .and_then(Json::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+fn str_of<'v>(m: &'v Map<String, Json>, key: &str) -> Option<&'v str> {
+    m.get(key).and_then(Json::as_str)
+}
+
+fn is_absent(r: &Json) -> bool {
+    r["state"] == "absent"
+}
+
+/// The same route, `state` aside (nmstate's diff names a removed route by its full entry).
+fn same_route(a: &Json, b: &Json) -> bool {
+    let strip = |v: &Json| {
+        let mut v = v.clone();
+        if let Some(m) = v.as_object_mut() {
+            m.remove("state");
+        }
+        v
+    };
+    strip(a) == strip(b)
+}
+
+/// The running `ipv4`/`ipv6` section overlaid with the diff's (the diff carries what changes).
+fn merged_ip(
+    now: &Json,
+    diff: &Json,
+    name: &str,
+    family: &str,
+) -> Result<Map<String, Json>, Uncovered> {
+    let mut ip = now.as_object().cloned().unwrap_or_default();
+    for (k, v) in object(diff, family)? {
+        ip.insert(k.clone(), v.clone());
+    }
+    if let Some(key) = ip.keys().find(|k| !IP_KEYS.contains(&k.as_str())) {
+        return Err(Uncovered(format!("{name}'s {family} `{key}`")));
+    }
+    if ip.get("enabled") == Some(&Json::Bool(false)) {
+        // Only `enabled: false` counts then; the rest is what nmstate shows of a disabled stack.
+        ip.retain(|k, _| k == "enabled");
+    }
+    Ok(ip)
+}
+
+fn route(r: &Json) -> Result<Route, Uncovered> {
+    let bad = || Uncovered(format!("route {r}"));
+    let dest = r["destination"].as_str().ok_or_else(bad)?;
+    let (ip, prefix) = dest.split_once('/').ok_or_else(bad)?;
+    let next_hop = match r["next-hop-address"].as_str() {
+        None | Some("" | "0.0.0.0" | "::") => None,
+        Some(a) => Some(a.parse().map_err(|_| bad())?),
+    };
+    let num = |key: &str| -> Result<Option<u32>, Uncovered> {
+        match &r[key] {
+            Json::Null => Ok(None),
+            // nmstate's "the default" markers: the route takes the profile's.
+            Json::Number(n)
+                if n.as_i64() == Some(-1) || n.as_i64() == Some(0) && key == "table-id" =>
+            {
+                Ok(None)
+            }
+            Json::Number(n) => n
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .map(Some)
+                .ok_or_else(bad),
+            _ => Err(bad()),
+        }
+    };
+    Ok(Route {
+        dest: ip.parse().map_err(|_| bad())?,
+        prefix: prefix.parse().map_err(|_| bad())?,
+        next_hop,
+        metric: num("metric")?,
+        table: num("table-id")?,
+    })
+}
+
+/// `settings` (an interface's profile, as GetSettings gives it, secrets included) with `change`
+/// written in; every other setting is kept as it was.
+pub fn apply_to(settings: &mut Settings, change: &IfaceChange) -> Result<(), Uncovered> {
+    if let Some(mtu) = change.mtu {
+        settings
+            .entry("802-3-ethernet".to_owned())
+            .or_default()
+            .insert("mtu".to_owned(), val(mtu));
+    }
+    for (family, ip, routes) in [
+        ("ipv4", &change.ipv4, &change.routes4),
+        ("ipv6", &change.ipv6, &change.routes6),
+    ] {
+        let section = settings.entry(family.to_owned()).or_default();
+        // The older forms of address-data and route-data: GetSettings returns both, and
+        // NetworkManager takes the older one when both are given.
+        section.remove("addresses");
+        section.remove("routes");
+        if let Some(ip) = ip {
+            write_ip(section, family, ip)
+                .map_err(|e| Uncovered(format!("{}'s {family}: {}", change.name, e.0)))?;
+        }
+        if let Some(routes) = routes {
+            section.insert("route-data".to_owned(), route_data(routes));
+        }
+    }
+    Ok(())
+}
+
+fn write_ip(s: &mut Section, family: &str, ip: &Map<String, Json>) -> Result<(), Uncovered> {
+    let flag = |k: &str| ip.get(k).and_then(Json::as_bool);
+    let addresses: Vec<(String, u32)> = ip
+        .get("address")
+        .and_then(Json::as_array)
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .map(|a| {
+            let ip = a["ip"].as_str();
+            let len = a["prefix-length"]
+                .as_u64()
+                .and_then(|l| u32::try_from(l).ok());
+            ip.zip(len)
+                .map(|(ip, len)| (ip.to_owned(), len))
+                .ok_or_else(|| Uncovered(format!("address {a}")))
+        })
+        .collect::<Result<_, _>>()?;
+    let enabled = flag("enabled").unwrap_or(true);
+    let dhcp = flag("dhcp").unwrap_or(false);
+    let autoconf = flag("autoconf").unwrap_or(false);
+    let method = match (family, enabled, dhcp, autoconf, addresses.is_empty()) {
+        (_, false, ..) => "disabled",
+        ("ipv4", _, true, _, _) => "auto",
+        ("ipv6", _, _, true, _) => "auto",
+        ("ipv6", _, true, false, _) => "dhcp",
+        (_, _, false, false, false) => "manual",
+        ("ipv6", _, false, false, true) => "link-local",
+        // An enabled IPv4 stack with neither DHCP nor an address: nmstate's own rules decide.
+        _ => return Err(Uncovered("enabled without DHCP or an address".into())),
+    };
+    s.insert("method".to_owned(), val(method));
+    let data: Vec<HashMap<&str, Value>> = addresses
+        .iter()
+        .map(|(a, len)| HashMap::from([("address", a.as_str().into()), ("prefix", (*len).into())]))
+        .collect();
+    s.insert("address-data".to_owned(), val(data));
+    let automatic = method == "auto" || method == "dhcp";
+    // nmstate's `auto-*: false` are NetworkManager's `ignore-*` / `never-default`.
+    for (key, nm_key) in [
+        ("auto-dns", "ignore-auto-dns"),
+        ("auto-gateway", "never-default"),
+        ("auto-routes", "ignore-auto-routes"),
+    ] {
+        s.insert(
+            nm_key.to_owned(),
+            val(automatic && flag(key) == Some(false)),
+        );
+    }
+    for (key, nm_key) in [
+        ("auto-route-table-id", "route-table"),
+        ("auto-route-metric", "route-metric"),
+    ] {
+        match ip.get(key).and_then(Json::as_i64) {
+            Some(v) if automatic => {
+                let v = if nm_key == "route-metric" {
+                    val(v)
+                } else {
+                    val(u32::try_from(v).map_err(|_| Uncovered(format!("{key} {v}")))?)
+                };
+                s.insert(nm_key.to_owned(), v);
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn route_data(routes: &[Route]) -> OwnedValue {
+    let data: Vec<HashMap<&str, Value>> = routes
+        .iter()
+        .map(|r| {
+            let mut m = HashMap::from([
+                ("dest", r.dest.to_string().into()),
+                ("prefix", u32::from(r.prefix).into()),
+            ]);
+            if let Some(nh) = r.next_hop {
+                m.insert("next-hop", nh.to_string().into());
+            }
+            if let Some(metric) = r.metric {
+                m.insert("metric", metric.into());
+            }
+            if let Some(table) = r.table {
+                m.insert("table", table.into());
+            }
+            m
+        })
+        .collect();
+    val(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile;
+    use nmstate::NetworkState;
+
+    /// A converted node's running configuration as nmstate shows it (`show -r`, trimmed).
+    const RUNNING: &str = "interfaces:
+- name: br-ex
+  type: ovs-interface
+  state: up
+  mtu: 1500
+  ipv4:
+    enabled: true
+    dhcp: true
+    auto-dns: true
+    auto-gateway: true
+    auto-routes: true
+  ipv6:
+    enabled: false
+- name: br-ex
+  type: ovs-bridge
+  state: up
+  bridge:
+    port:
+    - name: br-ex
+    - name: ens4
+- name: ens4
+  type: ethernet
+  state: up
+  mtu: 1500
+  ipv4:
+    enabled: false
+  ipv6:
+    enabled: false
+routes:
+  config:
+  - destination: 192.0.2.0/24
+    next-hop-address: 198.51.100.1
+    next-hop-interface: br-ex
+";
+
+    fn changes_for(desired: &str) -> Result<Vec<IfaceChange>, Uncovered> {
+        let running = NetworkState::new_from_yaml(RUNNING).unwrap();
+        let desired = NetworkState::new_from_yaml(desired).unwrap();
+        let diff = desired.gen_diff(&running).unwrap();
+        changes(
+            &serde_json::to_value(&diff).unwrap(),
+            &serde_json::to_value(&running).unwrap(),
+        )
+    }
+
+    fn route(dest: &str, prefix: u8, via: &str) -> Route {
+        Route {
+            dest: dest.parse().unwrap(),
+            prefix,
+            next_hop: Some(via.parse().unwrap()),
+            metric: None,
+            table: None,
+        }
+    }
+
+    #[test]
+    fn an_mtu_change_of_br_ex_is_its_interface_profiles_mtu_alone() {
+        let c = changes_for(
+            "interfaces:\n- name: br-ex\n  type: ovs-interface\n  state: up\n  mtu: 1400\n",
+        )
+        .unwrap();
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(c[0].name, "br-ex");
+        assert_eq!(c[0].mtu, Some(1400));
+        assert_eq!((c[0].routes4.as_ref(), c[0].routes6.as_ref()), (None, None));
+    }
+
+    #[test]
+    fn a_new_route_joins_the_routes_already_through_its_interface() {
+        let c = changes_for(
+            "routes:\n  config:\n  - destination: 203.0.113.0/24\n    \
+             next-hop-address: 198.51.100.1\n    next-hop-interface: br-ex\n",
+        )
+        .unwrap();
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(
+            c[0].routes4.as_deref(),
+            Some(
+                &[
+                    route("192.0.2.0", 24, "198.51.100.1"),
+                    route("203.0.113.0", 24, "198.51.100.1")
+                ][..]
+            )
+        );
+        assert_eq!(c[0].mtu, None);
+    }
+
+    #[test]
+    fn an_absent_route_leaves_and_the_others_stay() {
+        let c = changes_for(
+            "routes:\n  config:\n  - destination: 192.0.2.0/24\n    state: absent\n  \
+             - destination: 0.0.0.0/0\n    next-hop-address: 198.51.100.77\n    \
+             next-hop-interface: br-ex\n",
+        )
+        .unwrap();
+        assert_eq!(
+            c[0].routes4.as_deref(),
+            Some(&[route("0.0.0.0", 0, "198.51.100.77")][..]),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn static_addresses_replace_dhcp() {
+        let c = changes_for(
+            "interfaces:\n- name: br-ex\n  type: ovs-interface\n  state: up\n  ipv4:\n    \
+             enabled: true\n    dhcp: false\n    address:\n    - ip: 198.51.100.10\n      \
+             prefix-length: 24\n",
+        )
+        .unwrap();
+        let mut settings = Settings::new();
+        apply_to(&mut settings, &c[0]).unwrap();
+        assert_eq!(
+            profile::get_str(&settings, "ipv4", "method").as_deref(),
+            Some("manual")
+        );
+        assert_eq!(profile::array_len(&settings, "ipv4", "address-data"), 1);
+    }
+
+    #[test]
+    fn what_the_reapply_does_not_cover_is_named() {
+        let new_vlan = "interfaces:\n- name: ens4.100\n  type: vlan\n  state: up\n  vlan:\n    \
+                        base-iface: ens4\n    id: 100\n";
+        assert_eq!(
+            changes_for(new_vlan),
+            Err(Uncovered("new interface ens4.100".into()))
+        );
+        let bridge_ports = "interfaces:\n- name: br-ex\n  type: ovs-bridge\n  state: up\n  \
+                            bridge:\n    port:\n    - name: br-ex\n";
+        assert!(changes_for(bridge_ports).is_err());
+        let dns = "dns-resolver:\n  config:\n    server:\n    - 192.0.2.53\n";
+        assert!(changes_for(dns).is_err());
+    }
+
+    #[test]
+    fn the_profile_keeps_what_the_change_does_not_touch() {
+        let mut settings = Settings::new();
+        profile::set(&mut settings, "connection", "id", "ovs-if-br-ex");
+        profile::set(&mut settings, "ipv4", "dhcp-timeout", 2_147_483_647i32);
+        profile::set(&mut settings, "ipv4", "routes", vec![vec![1u32, 24, 1, 0]]);
+        let change = IfaceChange {
+            routes4: Some(vec![route("203.0.113.0", 24, "198.51.100.1")]),
+            routes6: Some(vec![]),
+            mtu: Some(1400),
+            ..IfaceChange::new("br-ex")
+        };
+        apply_to(&mut settings, &change).unwrap();
+        assert_eq!(
+            profile::get_u32(&settings, "802-3-ethernet", "mtu"),
+            Some(1400)
+        );
+        assert_eq!(profile::array_len(&settings, "ipv4", "route-data"), 1);
+        assert_eq!(profile::array_len(&settings, "ipv4", "routes"), 0);
+        assert!(settings["ipv4"].contains_key("dhcp-timeout"));
+        assert_eq!(
+            profile::get_str(&settings, "connection", "id").as_deref(),
+            Some("ovs-if-br-ex")
+        );
+    }
+}

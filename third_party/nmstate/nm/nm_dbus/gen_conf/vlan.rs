@@ -1,5 +1,0 @@
-// SPDX-License-Identifier: Apache-2.0
-
-use super::super::{NmSettingVlan, ToKeyfile};
-
-impl ToKeyfile for NmSettingVlan {}

@@ -1,4 +1,0 @@
-// SPDX-License-Identifier: Apache-2.0
-
-#[cfg(test)]
-mod profiles;

@@ -705,7 +705,13 @@ fn a_rolled_out_nmstate_change_stops_at_the_first_node_it_breaks_and_a_good_one_
         let now = c
             .wait_single_holder(vip, Duration::from_secs(20))
             .unwrap_or_else(|e| panic!("{e}\n{}", node.keepalived_log(30)));
-        assert_eq!(now, *holder, "{vip} moved\n{}", node.keepalived_log(30));
+        assert_eq!(
+            now,
+            *holder,
+            "{vip} moved\n{}\n{}",
+            first.log,
+            node.keepalived_log(30)
+        );
     }
     for (n, was) in c.nodes.iter().zip(&before) {
         let who = format!("node{} after the bad roll-out", n.index);

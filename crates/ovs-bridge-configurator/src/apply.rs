@@ -13,7 +13,7 @@ use selection::runfiles::read_ip_file;
 use zbus::zvariant::OwnedObjectPath;
 
 use crate::declarative::{self, Moment};
-use crate::nm::{ActiveState, Nm, NmError};
+use crate::nm::{ActiveState, Nm, NmError, Store};
 use crate::ovsdb;
 use crate::plan::{self, BR_EX, BR_EX1, Files, Plan, PlanError, is_ours};
 use crate::probe;
@@ -356,7 +356,7 @@ async fn execute(
             }
             if s.persist {
                 for (path, settings) in added.values() {
-                    nm.update(path, settings, true).await?;
+                    nm.update(path, settings, Store::Disk).await?;
                 }
             }
             Ok(())
@@ -566,7 +566,7 @@ async fn autoconnect(
 ) -> Result<(), NmError> {
     let mut on = p::clone_settings(settings);
     p::set(&mut on, "connection", "autoconnect", true);
-    nm.update(path, &on, false).await?;
+    nm.update(path, &on, Store::Memory).await?;
     if let Some(a) = added.get_mut(id) {
         a.1 = on;
     }

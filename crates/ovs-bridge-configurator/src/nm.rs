@@ -113,9 +113,16 @@ pub const DEVICE_TYPE_OVS_BRIDGE: u32 = 26;
 /// `NM_SETTINGS_ADD_CONNECTION2_FLAG_IN_MEMORY`: the keyfile goes to
 /// `/run/NetworkManager/system-connections`, as configure-ovs's `nmcli c add save no`.
 const ADD_IN_MEMORY: u32 = 0x2;
-/// `NM_SETTINGS_UPDATE2_FLAG_TO_DISK` / `_IN_MEMORY`.
-const UPDATE_TO_DISK: u32 = 0x1;
-const UPDATE_IN_MEMORY: u32 = 0x2;
+/// Where `Update2` stores a profile (`NM_SETTINGS_UPDATE2_FLAG_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Store {
+    /// `TO_DISK`: a keyfile under /etc.
+    Disk = 0x1,
+    /// `IN_MEMORY`: under /run, shadowing a keyfile under /etc if there is one.
+    Memory = 0x2,
+    /// `IN_MEMORY_ONLY`: under /run, and a keyfile under /etc deleted.
+    MemoryOnly = 0x8,
+}
 /// `NM_DEVICE_REAPPLY_FLAGS_PRESERVE_EXTERNAL_IP` (NetworkManager 1.42 and later): a reapply
 /// keeps the addresses and routes NetworkManager did not configure (keepalived's VIPs,
 /// OVN-Kubernetes' masquerade address and routes on br-ex).
@@ -594,40 +601,36 @@ impl Nm {
         &self,
         path: &OwnedObjectPath,
         settings: &Settings,
-        to_disk: bool,
+        store: Store,
     ) -> Result<(), NmError> {
         let c = self.connection(path).await?;
-        let flags = if to_disk {
-            UPDATE_TO_DISK
-        } else {
-            UPDATE_IN_MEMORY
-        };
-        c.update2(settings, flags, &BTreeMap::new())
+        c.update2(settings, store as u32, &BTreeMap::new())
             .await
             .map_err(call("Update2"))?;
         self.count(1);
         Ok(())
     }
 
-    /// The stored profile `uuid` (path and settings, without secrets).
-    pub async fn profile_by_uuid(
-        &self,
-        uuid: &str,
-    ) -> Result<(OwnedObjectPath, Settings), NmError> {
+    /// The stored profile `uuid` (settings without secrets).
+    pub async fn profile_by_uuid(&self, uuid: &str) -> Result<Profile, NmError> {
         let path = self
             .settings()
             .await?
             .get_connection_by_uuid(uuid)
             .await
             .map_err(call(format!("GetConnectionByUuid({uuid})")))?;
-        let settings = self
-            .connection(&path)
-            .await?
+        let c = self.connection(&path).await?;
+        let settings = c
             .get_settings()
             .await
             .map_err(call(format!("GetSettings({uuid})")))?;
-        self.count(2);
-        Ok((path, settings))
+        let filename = c.filename().await.unwrap_or_default();
+        self.count(3);
+        Ok(Profile {
+            path,
+            settings,
+            filename,
+        })
     }
 
     /// Reapplies the device's profile as it is stored now, keeping the addresses and routes

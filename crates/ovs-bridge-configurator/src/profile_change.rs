@@ -41,8 +41,8 @@ pub struct Route {
     pub dest: IpAddr,
     pub prefix: u8,
     pub next_hop: Option<IpAddr>,
-    pub metric: Option<u32>,
-    pub table: Option<u32>,
+    pub metric: u32,
+    pub table: u32,
 }
 
 const IFACE_KEYS: &[&str] = &["name", "type", "state", "mtu", "ipv4", "ipv6"];
@@ -71,16 +71,12 @@ fn object<'v>(v: &'v Json, what: &str) -> Result<&'v Map<String, Json>, Uncovere
         .ok_or_else(|| Uncovered(format!("{what} is not a mapping")))
 }
 
-/// The changes `diff` (nmstate's `gen_diff` against `running`, both as nmstate's JSON) makes to
-/// interfaces that exist in `running` (read with `set_running_config_only`: no dynamic
-/// addresses or routes, which are not the profile's).
-pub fn changes(diff: &Json, running: &Json) -> Result<Vec<IfaceChange>, Uncovered> {
+/// The changes `diff` (nmstate's `gen_diff` of `desired` against `running`, all as nmstate's
+/// JSON) makes to interfaces that exist in `running` (read with `set_running_config_only`: no
+/// dynamic addresses or routes, which are not the profile's).
+pub fn changes(diff: &Json, desired: &Json, running: &Json) -> Result<Vec<IfaceChange>, Uncovered> {
     for (key, v) in object(diff, "the change")? {
-        let empty = v.is_null()
-            || v.as_array().is_some_and(Vec::is_empty)
-            || v.as_object().is_some_and(Map::is_empty)
-            || v.as_str().is_some_and(str::is_empty);
-        if !empty && key != "interfaces" && key != "routes" {
+        if !is_empty(v) && key != "interfaces" && key != "routes" {
             return Err(Uncovered(format!("`{key}`")));
         }
     }
@@ -132,6 +128,11 @@ pub fn changes(diff: &Json, running: &Json) -> Result<Vec<IfaceChange>, Uncovere
         if !running_ifaces.iter().any(|i| i["name"] == dev) {
             return Err(Uncovered(format!("a route through new interface {dev}")));
         }
+        // nmstate's diff lists a desired route left without a metric or table even when it is
+        // in place (it compares the running route's metric with none): not a change.
+        if !is_absent(r) && running_routes.iter().any(|c| route_in_place(c, r)) {
+            continue;
+        }
         via.entry(dev.to_owned()).or_default().push(r);
     }
     for (dev, changed) in via {
@@ -139,15 +140,20 @@ pub fn changes(diff: &Json, running: &Json) -> Result<Vec<IfaceChange>, Uncovere
             .iter()
             .filter(|r| r["next-hop-interface"] == dev.as_str())
             .filter(|r| !changed.iter().any(|c| is_absent(c) && same_route(c, r)));
-        let added = changed.iter().copied().filter(|c| !is_absent(c));
+        // Every desired route through it: one that a desired `state: absent` also matches
+        // stays (nmstate's rule), one in place is not written twice.
+        let added = desired_routes(desired).filter(|r| r["next-hop-interface"] == dev.as_str());
         let mut v4 = Vec::new();
         let mut v6 = Vec::new();
         for r in kept.chain(added) {
             let route = route(r)?;
-            if route.dest.is_ipv4() {
-                v4.push(route);
+            let family = if route.dest.is_ipv4() {
+                &mut v4
             } else {
-                v6.push(route);
+                &mut v6
+            };
+            if !family.contains(&route) {
+                family.push(route);
             }
         }
         let change = out
@@ -157,6 +163,50 @@ pub fn changes(diff: &Json, running: &Json) -> Result<Vec<IfaceChange>, Uncovere
         change.routes6 = Some(v6);
     }
     Ok(out.into_values().collect())
+}
+
+/// What of nmstate's diff of the desired state against the running one (`running`) is not in
+/// place yet, as JSON text (None: all of it is): nmstate's own verification, but for the routes
+/// it lists although they are in place (see [`route_in_place`]).
+pub fn still_different(diff: &Json, desired: &Json, running: &Json) -> Option<String> {
+    let mut left = Map::new();
+    for (key, v) in diff.as_object().into_iter().flatten() {
+        if key != "routes" && !is_empty(v) {
+            left.insert(key.clone(), v.clone());
+        }
+    }
+    let running_routes = list(&running["routes"], "config");
+    let routes: Vec<Json> = list(&diff["routes"], "config")
+        .iter()
+        .filter(|r| {
+            if is_absent(r) {
+                // A running route a desired `state: absent` matches stays when it is also
+                // desired (nmstate's rule).
+                !desired_routes(desired).any(|d| route_in_place(r, d))
+            } else {
+                !running_routes.iter().any(|c| route_in_place(c, r))
+            }
+        })
+        .cloned()
+        .collect();
+    if !routes.is_empty() {
+        left.insert("routes".into(), Json::Array(routes));
+    }
+    (!left.is_empty()).then(|| Json::Object(left).to_string())
+}
+
+/// The routes `desired` asks for (not those it marks absent).
+fn desired_routes(desired: &Json) -> impl Iterator<Item = &Json> {
+    list(&desired["routes"], "config")
+        .iter()
+        .filter(|r| !is_absent(r))
+}
+
+fn is_empty(v: &Json) -> bool {
+    v.is_null()
+        || v.as_array().is_some_and(Vec::is_empty)
+        || v.as_object().is_some_and(Map::is_empty)
+        || v.as_str().is_some_and(str::is_empty)
 }
 
 impl IfaceChange {
@@ -184,6 +234,24 @@ fn str_of<'v>(m: &'v Map<String, Json>, key: &str) -> Option<&'v str> {
 
 fn is_absent(r: &Json) -> bool {
     r["state"] == "absent"
+}
+
+/// Whether the running route `current` is the desired route `desired`: every field the desired
+/// one gives is the same (a metric of -1 or a table of 0, nmstate's "the default", and a missing
+/// field match any).
+pub fn route_in_place(current: &Json, desired: &Json) -> bool {
+    let Some(fields) = desired.as_object() else {
+        return false;
+    };
+    fields.iter().all(|(k, v)| match (k.as_str(), v) {
+        ("state", _) => true,
+        ("metric", Json::Number(n)) if n.as_i64() == Some(-1) => true,
+        ("table-id", Json::Number(n)) if n.as_i64() == Some(0) => true,
+        ("table-id", Json::Number(n)) if n.as_u64() == Some(u64::from(MAIN_TABLE)) => {
+            current.get(k).is_none_or(|c| c == v)
+        }
+        _ => current.get(k) == Some(v),
+    })
 }
 
 /// The same route, `state` aside (nmstate's diff names a removed route by its full entry).
@@ -230,7 +298,7 @@ fn route(r: &Json) -> Result<Route, Uncovered> {
     let num = |key: &str| -> Result<Option<u32>, Uncovered> {
         match &r[key] {
             Json::Null => Ok(None),
-            // nmstate's "the default" markers: the route takes the profile's.
+            // nmstate's "the default" markers.
             Json::Number(n)
                 if n.as_i64() == Some(-1) || n.as_i64() == Some(0) && key == "table-id" =>
             {
@@ -244,14 +312,23 @@ fn route(r: &Json) -> Result<Route, Uncovered> {
             _ => Err(bad()),
         }
     };
+    let dest: IpAddr = ip.parse().map_err(|_| bad())?;
+    // What a route without a metric or table means in NMState: nmstate stores it with metric 0
+    // (IPv4; 1024, the kernel's default, for IPv6) in the main table, not with the profile's
+    // route metric, so a static default route wins over a DHCP one. Kept, deliberately: the same
+    // YAML must mean the same routes whichever engine applies it.
+    let default_metric = if dest.is_ipv4() { 0 } else { 1024 };
     Ok(Route {
-        dest: ip.parse().map_err(|_| bad())?,
+        dest,
         prefix: prefix.parse().map_err(|_| bad())?,
         next_hop,
-        metric: num("metric")?,
-        table: num("table-id")?,
+        metric: num("metric")?.unwrap_or(default_metric),
+        table: num("table-id")?.unwrap_or(MAIN_TABLE),
     })
 }
+
+/// The kernel's main routing table.
+const MAIN_TABLE: u32 = 254;
 
 /// `settings` (an interface's profile, as GetSettings gives it, secrets included) with `change`
 /// written in; every other setting is kept as it was.
@@ -276,6 +353,9 @@ pub fn apply_to(settings: &mut Settings, change: &IfaceChange) -> Result<(), Unc
                 .map_err(|e| Uncovered(format!("{}'s {family}: {}", change.name, e.0)))?;
         }
         if let Some(routes) = routes {
+            // As nmstate stores routes: the default route a `gateway` makes is one of the
+            // routes (the running configuration shows it as one, with the profile's metric).
+            section.remove("gateway");
             section.insert("route-data".to_owned(), route_data(routes));
         }
     }
@@ -356,15 +436,11 @@ fn route_data(routes: &[Route]) -> OwnedValue {
             let mut m = HashMap::from([
                 ("dest", r.dest.to_string().into()),
                 ("prefix", u32::from(r.prefix).into()),
+                ("metric", r.metric.into()),
+                ("table", r.table.into()),
             ]);
             if let Some(nh) = r.next_hop {
                 m.insert("next-hop", nh.to_string().into());
-            }
-            if let Some(metric) = r.metric {
-                m.insert("metric", metric.into());
-            }
-            if let Some(table) = r.table {
-                m.insert("table", table.into());
             }
             m
         })
@@ -420,6 +496,7 @@ routes:
         let diff = desired.gen_diff(&running).unwrap();
         changes(
             &serde_json::to_value(&diff).unwrap(),
+            &serde_json::to_value(&desired).unwrap(),
             &serde_json::to_value(&running).unwrap(),
         )
     }
@@ -429,8 +506,8 @@ routes:
             dest: dest.parse().unwrap(),
             prefix,
             next_hop: Some(via.parse().unwrap()),
-            metric: None,
-            table: None,
+            metric: 0,
+            table: 254,
         }
     }
 
@@ -496,6 +573,28 @@ routes:
             Some("manual")
         );
         assert_eq!(profile::array_len(&settings, "ipv4", "address-data"), 1);
+    }
+
+    #[test]
+    fn a_route_in_place_is_no_change_and_verifies() {
+        let desired = "routes:\n  config:\n  - destination: 192.0.2.0/24\n    \
+                       next-hop-address: 198.51.100.1\n    next-hop-interface: br-ex\n";
+        let running = RUNNING.replace(
+            "next-hop-interface: br-ex\n",
+            "next-hop-interface: br-ex\n    metric: 0\n    table-id: 254\n",
+        );
+        let running = NetworkState::new_from_yaml(&running).unwrap();
+        let desired = NetworkState::new_from_yaml(desired).unwrap();
+        let diff = desired.gen_diff(&running).unwrap();
+        let [diff, desired, running] =
+            [&diff, &desired, &running].map(|s| serde_json::to_value(s).unwrap());
+        let c = changes(&diff, &desired, &running).unwrap();
+        assert!(
+            c.iter()
+                .all(|c| c.routes4.as_deref().is_none_or(|r| r.len() == 1)),
+            "{c:?}"
+        );
+        assert_eq!(still_different(&diff, &desired, &running), None);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use nmstate::NetworkState;
 use zbus::zvariant::OwnedObjectPath;
 
 use crate::checkpoint::{ChangeFailed, Failed, Lasting};
-use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm};
+use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm, Store};
 use crate::profile::{self, Settings};
 use crate::profile_change::{self, IfaceChange, Uncovered};
 
@@ -49,6 +49,9 @@ pub struct Rewrite {
     device: OwnedObjectPath,
     profile: OwnedObjectPath,
     settings: Settings,
+    /// The profile before the change, and where it was stored.
+    old: Settings,
+    old_store: Store,
 }
 
 /// What the own apply would do: the profiles it rewrites (none: nothing to change).
@@ -89,7 +92,7 @@ pub async fn plan(
             ))));
         }
     };
-    let changes = match profile_change::changes(&json(&diff)?, &json(&now)?) {
+    let changes = match profile_change::changes(&json(&diff)?, &json(desired)?, &json(&now)?) {
         Ok(c) => c,
         Err(u) => return Ok(Err(u)),
     };
@@ -116,24 +119,38 @@ async fn rewrite(
     change: &IfaceChange,
 ) -> Result<Result<Option<Rewrite>, Uncovered>, ChangeFailed> {
     let name = &change.name;
-    // br-ex is three devices to NetworkManager (bridge, port, interface): the addresses and the
-    // MTU are the interface's.
-    let mut on = devices.iter().filter(|d| {
-        d.interface == *name
-            && ![DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT].contains(&d.device_type)
-    });
-    let (Some(device), None) = (on.next(), on.next()) else {
+    // br-ex is three devices to NetworkManager with a profile each (bridge, port, interface),
+    // and with OVS's userspace datapath a fourth, the tap it sees as an unmanaged tun device:
+    // the addresses and the MTU are the interface's.
+    let on: Vec<_> = devices
+        .iter()
+        .filter(|d| {
+            d.interface == *name
+                && d.active_uuid.is_some()
+                && ![DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT].contains(&d.device_type)
+        })
+        .collect();
+    let [device] = on[..] else {
         return Ok(Err(Uncovered(format!(
-            "{name} is not one NetworkManager device"
+            "{name} having {} active profiles for its addresses",
+            on.len()
         ))));
     };
     let Some(uuid) = &device.active_uuid else {
-        return Ok(Err(Uncovered(format!("{name} has no active profile"))));
+        unreachable!("filtered on an active profile")
     };
-    let (path, old) = nm
+    let stored = nm
         .profile_by_uuid(uuid)
         .await
         .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?;
+    let (path, old) = (stored.path, stored.settings);
+    // A keyfile under /run (or none) is an in-memory profile: put back there, the keyfile a
+    // persisted change wrote under /etc deleted.
+    let old_store = if stored.filename.is_empty() || stored.filename.starts_with("/run/") {
+        Store::MemoryOnly
+    } else {
+        Store::Disk
+    };
     if let Some(secret) = SECRET_SETTINGS.iter().find(|s| old.contains_key(**s)) {
         return Ok(Err(Uncovered(format!(
             "{name}'s profile has {secret} secrets"
@@ -148,10 +165,12 @@ async fn rewrite(
         device: device.path.clone(),
         profile: path,
         settings: new,
+        old,
+        old_store,
     })))
 }
 
-/// Applies `plan` inside a checkpoint over its devices, verifies `desired` with nmstate, runs
+/// Applies `plan` inside a checkpoint, verifies `desired` with nmstate, runs
 /// `check`, and commits only if all of that passed; rolls back otherwise.
 pub async fn apply<F, E>(
     nm: &Nm,
@@ -164,49 +183,80 @@ pub async fn apply<F, E>(
 where
     F: AsyncFnOnce() -> Result<(), E>,
 {
-    let devices: Vec<OwnedObjectPath> = plan.rewrites.iter().map(|r| r.device.clone()).collect();
+    // Over every device, as nmstate's: a rollback leaves a device whose profile did not change
+    // as it is.
     let cp = nm
-        .checkpoint_create(&devices, timeout)
+        .checkpoint_create(&[], timeout)
         .await
         .map_err(|e| Failed::Change(ChangeFailed::NetworkManager(Box::new(e))))?;
-    let changed = async {
-        for r in &plan.rewrites {
-            write(nm, r, lasting).await?;
-        }
-        verify(desired).await
+    let store = match lasting {
+        Lasting::Persistent => Store::Disk,
+        Lasting::UntilReboot => Store::Memory,
     };
-    let outcome = match changed.await {
-        Err(e) => Err(Failed::Change(e)),
-        Ok(()) => check().await.map_err(Failed::Check),
-    };
-    match outcome {
-        Ok(()) => nm
-            .checkpoint_destroy(&cp)
-            .await
-            .map_err(|e| Failed::Change(ChangeFailed::Commit(e.to_string()))),
-        Err(e) => {
-            if let Err(r) = nm.checkpoint_rollback(&cp).await {
-                tracing::error!("rolling back the change's checkpoint: {r}");
-            }
-            Err(e)
+    let mut written = Vec::new();
+    let mut outcome = Ok(());
+    for r in &plan.rewrites {
+        written.push(r);
+        if let Err(e) = write(nm, &r.profile, &r.device, &r.settings, store).await {
+            outcome = Err(Failed::Change(e));
+            break;
         }
     }
+    if outcome.is_ok() {
+        outcome = match verify(desired).await {
+            Err(e) => Err(Failed::Change(e)),
+            Ok(()) => check().await.map_err(Failed::Check),
+        };
+    }
+    if outcome.is_ok() {
+        return nm
+            .checkpoint_destroy(&cp)
+            .await
+            .map_err(|e| Failed::Change(ChangeFailed::Commit(e.to_string())));
+    }
+    // The previous profiles written back where they were and reapplied the same way: a
+    // checkpoint rollback re-activates every device it restores, which removes what
+    // NetworkManager did not configure (keepalived's VIPs among them). The checkpoint rolls
+    // back only what this could not put back (and a crash, by itself).
+    let mut restored = true;
+    for r in written.iter().rev() {
+        if let Err(e) = write(nm, &r.profile, &r.device, &r.old, r.old_store).await {
+            tracing::warn!("{}: putting the previous profile back: {e}", r.iface);
+            restored = false;
+        }
+    }
+    let done = if restored {
+        nm.checkpoint_destroy(&cp).await
+    } else {
+        nm.checkpoint_rollback(&cp).await
+    };
+    if let Err(e) = done {
+        tracing::error!("ending the change's checkpoint: {e}");
+    }
+    outcome
 }
 
-/// Writes one profile (in memory or to disk) and reapplies it, or activates it where
-/// NetworkManager refuses to reapply (as nmstate does).
-async fn write(nm: &Nm, r: &Rewrite, lasting: Lasting) -> Result<(), ChangeFailed> {
-    let id = profile::get_str(&r.settings, "connection", "id").unwrap_or_default();
-    nm.update(&r.profile, &r.settings, lasting == Lasting::Persistent)
+/// Writes one profile's `settings` (in `store`) and reapplies it on `device`, or
+/// activates it where NetworkManager refuses to reapply (as nmstate does).
+async fn write(
+    nm: &Nm,
+    profile: &OwnedObjectPath,
+    device: &OwnedObjectPath,
+    settings: &Settings,
+    store: Store,
+) -> Result<(), ChangeFailed> {
+    let id = profile::get_str(settings, "connection", "id").unwrap_or_default();
+    let iface = profile::get_str(settings, "connection", "interface-name").unwrap_or_default();
+    nm.update(profile, settings, store)
         .await
         .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?;
-    if let Err(e) = nm.reapply(&r.device).await {
-        tracing::info!("{}: {e}; activating {id} instead", r.iface);
-        nm.activate(&r.profile, &id, ACTIVATION_BOUND)
+    if let Err(e) = nm.reapply(device).await {
+        tracing::info!("{iface}: {e}; activating {id} instead");
+        nm.activate(profile, &id, ACTIVATION_BOUND)
             .await
             .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?;
     } else {
-        tracing::info!("{}: {id} rewritten and reapplied", r.iface);
+        tracing::info!("{iface}: {id} rewritten and reapplied");
     }
     Ok(())
 }
@@ -216,15 +266,15 @@ async fn write(nm: &Nm, r: &Rewrite, lasting: Lasting) -> Result<(), ChangeFaile
 async fn verify(desired: &NetworkState) -> Result<(), ChangeFailed> {
     let start = Instant::now();
     loop {
-        let diff = desired
-            .gen_diff(&running().await?)
-            .map_err(ChangeFailed::Nmstate)?;
-        if diff.is_empty() {
+        let now = running().await?;
+        let diff = desired.gen_diff(&now).map_err(ChangeFailed::Nmstate)?;
+        let Some(still) =
+            profile_change::still_different(&json(&diff)?, &json(desired)?, &json(&now)?)
+        else {
             tracing::info!("verified in {:.2}s", start.elapsed().as_secs_f64());
             return Ok(());
-        }
+        };
         if start.elapsed() >= VERIFY_BOUND {
-            let still = serde_json::to_string(&diff).unwrap_or_default();
             return Err(ChangeFailed::Verify(format!(
                 "not in place {}s after it was written, still different: {still}",
                 VERIFY_BOUND.as_secs()

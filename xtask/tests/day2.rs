@@ -480,6 +480,20 @@ cat /proc/sys/kernel/random/boot_id > /harness-out/boot-after
     assert!(default_via(&r, "br-ex"), "{ctx}");
 }
 
+/// Waits up to 20 s for node `n` to carry its node IP on br-ex again with its default route
+/// through the machine network's gateway; how long it took.
+fn back_on_br_ex(node: &ClusterNode, n: u8) -> Option<Duration> {
+    let ip = node_address(n);
+    time_until(Duration::from_secs(20), || {
+        holds(&node.node.ns, "br-ex", &ip)
+            && node
+                .node
+                .ns
+                .ip(&["route", "show", "default"])
+                .is_ok_and(|r| r.contains("via 198.51.100.1 dev br-ex"))
+    })
+}
+
 /// Which nodes hold each VIP now.
 type VipSample = Vec<(&'static str, Vec<u8>)>;
 
@@ -596,15 +610,7 @@ fn a_good_live_change_leaves_the_vips_where_they_are() {
         log.contains("the change made 198.51.100.99 the default gateway (through br-ex)"),
         "{log}"
     );
-    let ip = node_address(api);
-    let back = time_until(Duration::from_secs(20), || {
-        holds(&node.node.ns, "br-ex", &ip)
-            && node
-                .node
-                .ns
-                .ip(&["route", "show", "default"])
-                .is_ok_and(|r| r.contains("via 198.51.100.1 dev br-ex"))
-    });
+    let back = back_on_br_ex(node, api);
     assert!(
         back.is_some(),
         "node{api}: node IP and default route\n{log}"
@@ -687,15 +693,7 @@ fn a_rolled_out_nmstate_change_stops_at_the_first_node_it_breaks_and_a_good_one_
         !node.dir.join("etc/nmstate/openshift/cluster.yml").exists(),
         "MCO's rollback left the bad file"
     );
-    let ip = node_address(api);
-    let back = time_until(Duration::from_secs(20), || {
-        holds(&node.node.ns, "br-ex", &ip)
-            && node
-                .node
-                .ns
-                .ip(&["route", "show", "default"])
-                .is_ok_and(|r| r.contains("via 198.51.100.1 dev br-ex"))
-    });
+    let back = back_on_br_ex(node, api);
     assert!(
         back.is_some(),
         "node{api}: node IP and default route\n{}",

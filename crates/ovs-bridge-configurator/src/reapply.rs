@@ -78,6 +78,19 @@ pub async fn plan(
     nm: &Nm,
     desired: &NetworkState,
 ) -> Result<Result<Plan, Uncovered>, ChangeFailed> {
+    let devices = nm
+        .devices()
+        .await
+        .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?;
+    // A new interface is nmstate's to create: said without reading the whole state (seconds on
+    // a slow node) for nothing.
+    let json_desired = json(desired)?;
+    for iface in json_desired["interfaces"].as_array().into_iter().flatten() {
+        let name = iface["name"].as_str().unwrap_or_default();
+        if iface["state"] != "absent" && !devices.iter().any(|d| d.interface == name) {
+            return Ok(Err(Uncovered(format!("new interface {name}"))));
+        }
+    }
     // nmstate's own apply reports its own errors (it reads and merges the same way), so a state
     // nmstate cannot read or compare here is left to it.
     let now = match running().await {
@@ -92,14 +105,10 @@ pub async fn plan(
             ))));
         }
     };
-    let changes = match profile_change::changes(&json(&diff)?, &json(desired)?, &json(&now)?) {
+    let changes = match profile_change::changes(&json(&diff)?, &json_desired, &json(&now)?) {
         Ok(c) => c,
         Err(u) => return Ok(Err(u)),
     };
-    let devices = nm
-        .devices()
-        .await
-        .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?;
     let mut rewrites = Vec::new();
     for change in &changes {
         match rewrite(nm, &devices, change).await? {

@@ -11,41 +11,9 @@ use std::time::Duration;
 
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::nm::{Nm, NmError};
+use crate::change::{ChangeFailed, Failed, Lasting};
+use crate::nm::Nm;
 use crate::reapply;
-
-/// The change could not be made or verified (rolled back), or the commit failed.
-#[derive(Debug, thiserror::Error)]
-pub enum ChangeFailed {
-    /// nmstate refused, failed or could not verify it.
-    #[error("{0}")]
-    Nmstate(nmstate::NmstateError),
-    /// Writing or reapplying a profile.
-    #[error("{0}")]
-    NetworkManager(Box<NmError>),
-    /// nmstate did not see the written change in place.
-    #[error("{0}")]
-    Verify(String),
-    #[error("commit: {0}")]
-    Commit(String),
-}
-
-/// Why the change did not stay: in both cases the node is back on the state before it.
-#[derive(Debug)]
-pub enum Failed<E> {
-    Change(ChangeFailed),
-    /// The change is in place, the caller's check failed (`E`, the check's error): rolled back.
-    Check(E),
-}
-
-/// Where an applied state's NetworkManager profiles live.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lasting {
-    /// Keyfiles under /etc: the state outlives a reboot.
-    Persistent,
-    /// In NetworkManager's memory (/run): the next boot has the profiles from before.
-    UntilReboot,
-}
 
 /// Applies `state` (the own reapply where it covers the change, nmstate's apply otherwise),
 /// verified, inside a checkpoint, runs `check`, and commits only if it passes; the checkpoint

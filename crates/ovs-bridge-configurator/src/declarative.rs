@@ -18,7 +18,8 @@ use selection::netlink::NetlinkReader;
 use selection::runfiles::read_ip_file;
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::checkpoint::{self, Lasting};
+use crate::change::{Failed, Lasting};
+use crate::checkpoint;
 use crate::live_failure;
 use crate::nm::{ActiveState, Nm};
 pub use crate::outcome::DeclarativeError;
@@ -101,8 +102,8 @@ where
     checkpoint::apply(nm, state, checkpoint_timeout, Lasting::Persistent, finish)
         .await
         .map_err(|e| match e {
-            checkpoint::Failed::Change(source) => DeclarativeError::Apply { path, source },
-            checkpoint::Failed::Check(source) => DeclarativeError::Unusable { path, source },
+            Failed::Change(source) => DeclarativeError::Apply { path, source },
+            Failed::Check(source) => DeclarativeError::Unusable { path, source },
         })?;
     // As upstream: the file is copied into /etc/nmstate (nmstate.service re-applies it on
     // later boots) and to `applied`, a copy of the content other tools compare against.

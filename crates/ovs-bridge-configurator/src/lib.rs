@@ -4,6 +4,7 @@
 
 pub mod apply;
 pub mod bond;
+pub mod change;
 pub mod checkpoint;
 pub mod cli;
 pub mod collect;
@@ -79,9 +80,9 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                     // The flag only: a config file's `persist` (or NM_CONN_SET_PATH) is about
                     // br-ex's profiles, not about keeping a day-2 change.
                     lasting: if settings.persist {
-                        checkpoint::Lasting::Persistent
+                        change::Lasting::Persistent
                     } else {
-                        checkpoint::Lasting::UntilReboot
+                        change::Lasting::UntilReboot
                     },
                     lock_wait: Duration::from_secs(*lock_wait_secs),
                 };

@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 use selection::netlink::NetlinkReader;
 use selection::runfiles::read_ip_file;
 
-use crate::checkpoint::{self, Lasting};
+use crate::change::{ChangeFailed, Failed, Lasting};
+use crate::checkpoint;
 use crate::declarative::check_br_ex;
 use crate::guard;
 use crate::lock::{self, ChangeLock, LockError};
@@ -66,7 +67,7 @@ pub enum LiveError {
     #[error("applying {origin} failed and was rolled back: {source}")]
     Apply {
         origin: String,
-        source: checkpoint::ChangeFailed,
+        source: ChangeFailed,
     },
     /// br-ex lost the node IP or a probe failed after the change: rolled back.
     #[error("{origin} was rolled back after {:.1}s: {source}", after.as_secs_f64())]
@@ -129,11 +130,11 @@ pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duratio
     checkpoint::apply(&nm, state, s.live_checkpoint_timeout, o.lasting, check)
         .await
         .map_err(|e| match e {
-            checkpoint::Failed::Change(e) => LiveError::Apply {
+            Failed::Change(e) => LiveError::Apply {
                 origin: source,
                 source: e,
             },
-            checkpoint::Failed::Check(e) => LiveError::Probe {
+            Failed::Check(e) => LiveError::Probe {
                 origin: source,
                 source: e,
                 after: start.elapsed(),

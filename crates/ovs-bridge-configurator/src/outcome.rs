@@ -82,7 +82,7 @@ pub enum DeclarativeError {
     #[error("applying {path} failed and was rolled back: {source}")]
     Apply {
         path: String,
-        source: crate::checkpoint::ChangeFailed,
+        source: crate::change::ChangeFailed,
     },
     /// It applied, but the result is not a usable br-ex: rolled back.
     #[error("{path} was rolled back: {source}")]

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use nmstate::NetworkState;
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::checkpoint::{ChangeFailed, Failed, Lasting};
+use crate::change::{ChangeFailed, Failed, Lasting};
 use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm, Store};
 use crate::profile::{self, Settings};
 use crate::profile_change::{self, IfaceChange, Uncovered};

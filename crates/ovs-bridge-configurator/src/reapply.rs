@@ -131,22 +131,19 @@ async fn rewrite(
     // br-ex is three devices to NetworkManager with a profile each (bridge, port, interface),
     // and with OVS's userspace datapath a fourth, the tap it sees as an unmanaged tun device:
     // the addresses and the MTU are the interface's.
-    let on: Vec<_> = devices
+    let on: Vec<(&crate::nm::Device, &String)> = devices
         .iter()
         .filter(|d| {
             d.interface == *name
-                && d.active_uuid.is_some()
                 && ![DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT].contains(&d.device_type)
         })
+        .filter_map(|d| Some((d, d.active_uuid.as_ref()?)))
         .collect();
-    let [device] = on[..] else {
+    let [(device, uuid)] = on[..] else {
         return Ok(Err(Uncovered(format!(
             "{name} having {} active profiles for its addresses",
             on.len()
         ))));
-    };
-    let Some(uuid) = &device.active_uuid else {
-        unreachable!("filtered on an active profile")
     };
     let stored = nm
         .profile_by_uuid(uuid)

@@ -494,6 +494,15 @@ fn back_on_br_ex(node: &ClusterNode, n: u8) -> Option<Duration> {
     })
 }
 
+/// A booted three-node cluster and the nodes holding the API and the Ingress VIP.
+fn booted_cluster_with_vips() -> (integration::cluster::Cluster, u8, u8) {
+    let (c, api) = booted_cluster();
+    let ingress = c
+        .wait_single_holder(INGRESS_VIP, Duration::from_secs(20))
+        .unwrap();
+    (c, api, ingress)
+}
+
 /// Which nodes hold each VIP now.
 type VipSample = Vec<(&'static str, Vec<u8>)>;
 
@@ -551,10 +560,7 @@ fn a_good_live_change_leaves_the_vips_where_they_are() {
     if !require_root("a_good_live_change_leaves_the_vips_where_they_are") {
         return;
     }
-    let (c, api) = booted_cluster();
-    let ingress = c
-        .wait_single_holder(INGRESS_VIP, Duration::from_secs(20))
-        .unwrap();
+    let (c, api, ingress) = booted_cluster_with_vips();
     let holders: Vec<(&str, u8)> = vec![(API_VIP, api), (INGRESS_VIP, ingress)];
     let changes = [
         (
@@ -669,10 +675,7 @@ fn a_rolled_out_nmstate_change_stops_at_the_first_node_it_breaks_and_a_good_one_
     if !require_root("a_rolled_out_nmstate_change_stops_at_the_first_node_it_breaks") {
         return;
     }
-    let (c, api) = booted_cluster();
-    let ingress = c
-        .wait_single_holder(INGRESS_VIP, Duration::from_secs(20))
-        .unwrap();
+    let (c, api, ingress) = booted_cluster_with_vips();
     let holders: Vec<(&str, u8)> = vec![(API_VIP, api), (INGRESS_VIP, ingress)];
     let mut order = vec![api];
     order.extend((1..=3).filter(|&n| n != api));

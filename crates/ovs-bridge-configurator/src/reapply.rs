@@ -271,11 +271,12 @@ async fn write(
 /// its own verification), reading it again every [`VERIFY_EVERY`] within [`VERIFY_BOUND`].
 async fn verify(desired: &NetworkState) -> Result<(), ChangeFailed> {
     let start = Instant::now();
+    let json_desired = json(desired)?;
     loop {
         let now = running().await?;
         let diff = desired.gen_diff(&now).map_err(ChangeFailed::Nmstate)?;
         let Some(still) =
-            profile_change::still_different(&json(&diff)?, &json(desired)?, &json(&now)?)
+            profile_change::still_different(&json(&diff)?, &json_desired, &json(&now)?)
         else {
             tracing::info!("verified in {:.2}s", start.elapsed().as_secs_f64());
             return Ok(());

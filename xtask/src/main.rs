@@ -5,6 +5,7 @@ mod bench_br_ex;
 mod bench_br_ex_kernel;
 mod bench_keepalived;
 mod bench_live;
+mod bench_live_kernel;
 mod bench_nodeip;
 mod bench_resolv;
 mod demo;
@@ -110,6 +111,9 @@ enum Bench {
     /// `apply-live` on the harness: an additive change, br-ex's MTU under a 50 ms ping, a change
     /// that cuts the node off.
     LiveApply,
+    /// `apply-live` against plain `nmstatectl apply` on a real kernel (UML): an additive change
+    /// and br-ex's MTU, medians and ratio; a change that cuts the node off, -> rolled back.
+    LiveApplyKernel,
     /// Reaction to address moves and peer changes, render time and RSS with 5,000 Nodes.
     KeepalivedMonitor,
     /// The boot in real systemd: NetworkManager online -> kubelet-dependencies.target, each
@@ -158,6 +162,9 @@ fn main() -> anyhow::Result<()> {
             }
             if which.is_none_or(|w| w == Bench::LiveApply) {
                 bench_live::run()?;
+            }
+            if which.is_none_or(|w| w == Bench::LiveApplyKernel) {
+                bench_live_kernel::run()?;
             }
             if which.is_none_or(|w| w == Bench::KeepalivedMonitor) {
                 bench_keepalived::run()?;

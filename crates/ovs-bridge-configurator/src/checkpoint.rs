@@ -16,25 +16,32 @@ use crate::nm::Nm;
 use crate::reapply;
 
 /// Applies `state` (the own reapply where it covers the change, nmstate's apply otherwise),
-/// verified, inside a checkpoint, runs `check`, and commits only if it passes; the checkpoint
+/// verified, inside a checkpoint, runs `check` with what `prepare` (run while the change is
+/// planned, before anything changes) found, and commits only if it passes; the checkpoint
 /// is a dead man's switch (see [`keep_alive`]):
 /// NetworkManager rolls the change back by itself `timeout` after this process stops showing
 /// it is alive (killed, or NetworkManager unreachable), and never while it runs.
-pub async fn apply<F, E>(
+pub async fn apply<P, T, F, E>(
     nm: &Nm,
     state: nmstate::NetworkState,
     timeout: Duration,
     lasting: Lasting,
+    prepare: P,
     check: F,
 ) -> Result<(), Failed<E>>
 where
-    F: AsyncFnOnce() -> Result<(), E>,
+    P: Future<Output = T>,
+    F: AsyncFnOnce(T) -> Result<(), E>,
 {
     // Checkpoints that are not this change's (none, while the change lock is held and nothing
     // but this tool makes checkpoints): never kept alive by it.
     let others = nm.checkpoints().await.unwrap_or_default();
     let change = async {
-        match reapply::plan(nm, &state).await.map_err(Failed::Change)? {
+        // What the check needs (the probes that pass before the change) is found out while the
+        // change is planned: both only read, and both wait (on answers, on a state read).
+        let (plan, prepared) = tokio::join!(reapply::plan(nm, &state), prepare);
+        let check = async move || check(prepared).await;
+        match plan.map_err(Failed::Change)? {
             Ok(plan) => {
                 let what: Vec<&str> = plan.rewrites.iter().map(|r| r.iface.as_str()).collect();
                 tracing::info!("rewriting and reapplying the profiles of {what:?}");

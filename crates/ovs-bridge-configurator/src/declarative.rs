@@ -86,25 +86,34 @@ pub fn parse(p: &Pending) -> Result<nmstate::NetworkState, DeclarativeError> {
 }
 
 /// Applies `p` (parsed as `state`) inside nmstate's checkpoint, runs `finish` (the clean-up and
-/// the br-ex check) before committing, and records the file. A failure anywhere rolls back.
-pub async fn apply<F>(
+/// the br-ex check, given the probes `select` found while the change was planned) before committing, and records the file. A failure anywhere rolls back.
+pub async fn apply<P, F>(
     s: &Settings,
     nm: &Nm,
     checkpoint_timeout: Duration,
     p: &Pending,
     state: nmstate::NetworkState,
+    select: P,
     finish: F,
 ) -> Result<(), DeclarativeError>
 where
-    F: AsyncFnOnce() -> Result<(), CheckFailed>,
+    P: Future<Output = probe::Selected>,
+    F: AsyncFnOnce(probe::Selected) -> Result<(), CheckFailed>,
 {
     let path = p.path.display().to_string();
-    checkpoint::apply(nm, state, checkpoint_timeout, Lasting::Persistent, finish)
-        .await
-        .map_err(|e| match e {
-            Failed::Change(source) => DeclarativeError::Apply { path, source },
-            Failed::Check(source) => DeclarativeError::Unusable { path, source },
-        })?;
+    checkpoint::apply(
+        nm,
+        state,
+        checkpoint_timeout,
+        Lasting::Persistent,
+        select,
+        finish,
+    )
+    .await
+    .map_err(|e| match e {
+        Failed::Change(source) => DeclarativeError::Apply { path, source },
+        Failed::Check(source) => DeclarativeError::Unusable { path, source },
+    })?;
     // As upstream: the file is copied into /etc/nmstate (nmstate.service re-applies it on
     // later boots) and to `applied`, a copy of the content other tools compare against.
     let base = p
@@ -185,15 +194,16 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
         .any(|i| i.name() == BR_EX1.bridge);
     let before = active_bridge_profiles(&nm).await?;
     let mut reader = NetlinkReader::connect()?;
-    let selected = probe::select(&targets, &reader.snapshot().await?).await;
-    let finish = async || -> Result<(), CheckFailed> {
+    let now = reader.snapshot().await?;
+    let select = probe::select(&targets, &now);
+    let finish = async |selected: probe::Selected| -> Result<(), CheckFailed> {
         remove_leftovers(&nm, s, defines_br_ex1)
             .await
             .map_err(|e| CheckFailed::Leftovers(Box::new(e)))?;
         check_br_ex(s).await?;
         Ok(probe::await_after(&mut reader, &selected, Instant::now(), bound).await?)
     };
-    if let Err(e) = apply(s, &nm, checkpoint, &pending, state, finish).await {
+    if let Err(e) = apply(s, &nm, checkpoint, &pending, state, select, finish).await {
         tracing::error!("{e}");
         restore_bridges(&nm, &before, s).await;
         let why = match &e {

@@ -11,6 +11,7 @@ pub mod collect;
 pub mod declarative;
 pub mod desired;
 pub mod guard;
+pub mod in_kernel;
 pub mod live;
 pub mod live_failure;
 pub mod lock;

@@ -121,24 +121,33 @@ pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duratio
         .await
         .map_err(|e| LiveError::Unreachable(Box::new(e)))?;
     let mut reader = NetlinkReader::connect()?;
-    let selected = probe::select(&probe::Targets::live(s), &reader.snapshot().await?).await;
-    let check = async || -> Result<(), CheckFailed> {
+    let before = reader.snapshot().await?;
+    let targets = probe::Targets::live(s);
+    let select = probe::select(&targets, &before);
+    let check = async |selected: probe::Selected| -> Result<(), CheckFailed> {
         check_br_ex(s).await?;
         let bound = s.live_probe_timeout;
         Ok(probe::await_after(&mut reader, &selected, Instant::now(), bound).await?)
     };
-    checkpoint::apply(&nm, state, s.live_checkpoint_timeout, o.lasting, check)
-        .await
-        .map_err(|e| match e {
-            Failed::Change(e) => LiveError::Apply {
-                origin: source,
-                source: e,
-            },
-            Failed::Check(e) => LiveError::Probe {
-                origin: source,
-                source: e,
-                after: start.elapsed(),
-            },
-        })?;
+    checkpoint::apply(
+        &nm,
+        state,
+        s.live_checkpoint_timeout,
+        o.lasting,
+        select,
+        check,
+    )
+    .await
+    .map_err(|e| match e {
+        Failed::Change(e) => LiveError::Apply {
+            origin: source,
+            source: e,
+        },
+        Failed::Check(e) => LiveError::Probe {
+            origin: source,
+            source: e,
+            after: start.elapsed(),
+        },
+    })?;
     Ok(start.elapsed())
 }

@@ -146,7 +146,7 @@ pub fn changes(diff: &Json, desired: &Json, running: &Json) -> Result<Vec<IfaceC
         let mut v4 = Vec::new();
         let mut v6 = Vec::new();
         for r in kept.chain(added) {
-            let route = route(r)?;
+            let route = route_of(r)?;
             let family = if route.dest.is_ipv4() {
                 &mut v4
             } else {
@@ -210,7 +210,8 @@ fn is_empty(v: &Json) -> bool {
 }
 
 impl IfaceChange {
-    fn new(name: &str) -> IfaceChange {
+    /// No change yet to interface `name`.
+    pub fn new(name: &str) -> IfaceChange {
         IfaceChange {
             name: name.to_owned(),
             mtu: None,
@@ -287,7 +288,8 @@ fn merged_ip(
     Ok(ip)
 }
 
-fn route(r: &Json) -> Result<Route, Uncovered> {
+/// A route of nmstate's JSON as NetworkManager stores it (nmstate's defaults filled in).
+pub fn route_of(r: &Json) -> Result<Route, Uncovered> {
     let bad = || Uncovered(format!("route {r}"));
     let dest = r["destination"].as_str().ok_or_else(bad)?;
     let (ip, prefix) = dest.split_once('/').ok_or_else(bad)?;

@@ -13,9 +13,11 @@
 use std::time::{Duration, Instant};
 
 use nmstate::NetworkState;
+use selection::netlink::{ChangeStream, NetlinkReader};
 use zbus::zvariant::OwnedObjectPath;
 
 use crate::change::{ChangeFailed, Failed, Lasting};
+use crate::in_kernel;
 use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm, Store};
 use crate::profile::{self, Settings};
 use crate::profile_change::{self, IfaceChange, Uncovered};
@@ -52,6 +54,8 @@ pub struct Rewrite {
     /// The profile before the change, and where it was stored.
     old: Settings,
     old_store: Store,
+    /// What the kernel shows once it is in place (None: nmstate's verification tells).
+    expected: Option<in_kernel::Expected>,
 }
 
 /// What the own apply would do: the profiles it rewrites (none: nothing to change).
@@ -105,13 +109,14 @@ pub async fn plan(
             ))));
         }
     };
-    let changes = match profile_change::changes(&json(&diff)?, &json_desired, &json(&now)?) {
+    let json_now = json(&now)?;
+    let changes = match profile_change::changes(&json(&diff)?, &json_desired, &json_now) {
         Ok(c) => c,
         Err(u) => return Ok(Err(u)),
     };
     let mut rewrites = Vec::new();
     for change in &changes {
-        match rewrite(nm, &devices, change).await? {
+        match rewrite(nm, &devices, change, &json_now).await? {
             Ok(Some(r)) => rewrites.push(r),
             Ok(None) => {}
             Err(u) => return Ok(Err(u)),
@@ -126,6 +131,7 @@ async fn rewrite(
     nm: &Nm,
     devices: &[crate::nm::Device],
     change: &IfaceChange,
+    running: &serde_json::Value,
 ) -> Result<Result<Option<Rewrite>, Uncovered>, ChangeFailed> {
     let name = &change.name;
     // br-ex is three devices to NetworkManager with a profile each (bridge, port, interface),
@@ -173,6 +179,7 @@ async fn rewrite(
         settings: new,
         old,
         old_store,
+        expected: in_kernel::expected(change, running),
     })))
 }
 
@@ -209,7 +216,13 @@ where
         }
     }
     if outcome.is_ok() {
-        outcome = match verify(desired).await {
+        let in_kernel: Option<Vec<&in_kernel::Expected>> =
+            plan.rewrites.iter().map(|r| r.expected.as_ref()).collect();
+        let verified = match in_kernel {
+            Some(expected) => verify_in_kernel(&expected).await,
+            None => verify(desired).await,
+        };
+        outcome = match verified {
             Err(e) => Err(Failed::Change(e)),
             Ok(()) => check().await.map_err(Failed::Check),
         };
@@ -265,6 +278,40 @@ async fn write(
         tracing::info!("{iface}: {id} rewritten and reapplied");
     }
     Ok(())
+}
+
+/// Waits until the kernel shows every change of `expected` ([`in_kernel`]): checked at once,
+/// again on each netlink event, and at least every [`VERIFY_EVERY`], within [`VERIFY_BOUND`].
+async fn verify_in_kernel(expected: &[&in_kernel::Expected]) -> Result<(), ChangeFailed> {
+    let start = Instant::now();
+    let failed = |e: selection::netlink::NetlinkError| ChangeFailed::Verify(e.to_string());
+    // Subscribed before the first read: no change between the read and the wait is missed.
+    let mut events = ChangeStream::subscribe(Duration::ZERO).map_err(failed)?;
+    let mut reader = NetlinkReader::connect().map_err(failed)?;
+    let tables = in_kernel::tables(expected);
+    loop {
+        let snap = reader.snapshot().await.map_err(failed)?;
+        let mut routes = Vec::new();
+        for t in &tables {
+            routes.extend(reader.routes_in(*t).await.map_err(failed)?);
+        }
+        let left: Vec<String> = expected
+            .iter()
+            .filter_map(|e| in_kernel::still_different(e, &snap, &routes))
+            .collect();
+        if left.is_empty() {
+            tracing::info!("verified in {:.2}s", start.elapsed().as_secs_f64());
+            return Ok(());
+        }
+        if start.elapsed() >= VERIFY_BOUND {
+            return Err(ChangeFailed::Verify(format!(
+                "not in place {}s after it was written: {}",
+                VERIFY_BOUND.as_secs(),
+                left.join("; ")
+            )));
+        }
+        let _ = tokio::time::timeout(VERIFY_EVERY, events.next()).await;
+    }
 }
 
 /// Waits until nmstate sees `desired` in place (an empty `gen_diff` against the running state,

@@ -18,7 +18,7 @@ use rtnetlink::sys::protocols::NETLINK_ROUTE;
 use rtnetlink::sys::{AsyncSocket, AsyncSocketExt, SocketAddr, TokioSocket};
 
 use super::{NetlinkError, convert};
-use crate::model::{MAIN_TABLE, Snapshot};
+use crate::model::{MAIN_TABLE, Route, Snapshot};
 
 /// How often a dump interrupted by concurrent changes (`NLM_F_DUMP_INTR`) is tried. Between
 /// attempts the reader pauses 5 ms, 10 ms, ... so a burst of changes can settle (0.2 s at most).
@@ -105,6 +105,29 @@ impl NetlinkReader {
         };
         snap.normalize();
         Ok(snap)
+    }
+
+    /// Every route of `table` (at most 255: the dump's header field), both families: what a
+    /// change of static routes is checked against.
+    pub async fn routes_in(&mut self, table: u8) -> Result<Vec<Route>, NetlinkError> {
+        let mut routes = Vec::new();
+        for family in [AddressFamily::Inet, AddressFamily::Inet6] {
+            let mut request = RouteMessage::default();
+            request.header.address_family = family;
+            request.header.table = table;
+            let all = self
+                .collect(
+                    "route",
+                    RouteNetlinkMessage::GetRoute(request),
+                    |m| match m {
+                        RouteNetlinkMessage::NewRoute(r) => convert::route(&r),
+                        _ => None,
+                    },
+                )
+                .await?;
+            routes.extend(all);
+        }
+        Ok(routes)
     }
 
     /// How many dumps had to be repeated because the kernel flagged them inconsistent.

@@ -5,7 +5,9 @@
 //! the bond, removed again untimed between runs) and br-ex's MTU (1500 <-> 1400). Then what only
 //! `apply-live` can do: a change that cuts the node off (its default route through a next hop
 //! that is not there; nmstatectl commits it), start -> rolled back. Prints each tool's median and
-//! the ratio (goal: <= 0.5x for both changes; the rollback <= 10 s).
+//! the ratio (goal: <= 0.5x for both changes; the rollback <= 10 s). With `BENCH_LOG` set (a
+//! `RUST_LOG` filter for `apply-live`, e.g. `debug,nispor=error`), every run's log goes to stderr:
+//! where a change's time goes.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -125,7 +127,7 @@ fn compare(
                 bail!("{} exited {rc}:\n{log}", tools[i]);
             }
             took[i].push(s);
-            if std::env::var_os("PROFILE").is_some() {
+            if std::env::var_os("BENCH_LOG").is_some() {
                 eprintln!("=== {} {s:.2}\n{log}", tools[i]);
             }
             if !between.is_empty() {
@@ -165,7 +167,7 @@ pub fn run() -> anyhow::Result<()> {
     node.sh(SWITCH_VLAN).map_err(anyhow::Error::msg)?;
     let ours = format!(
         "RUST_LOG={} {} apply-live",
-        std::env::var("LIVE_LOG").unwrap_or("info,nispor=error".into()),
+        std::env::var("BENCH_LOG").unwrap_or_else(|_| "info,nispor=error".into()),
         bin.display()
     );
     let theirs = format!("{} apply", nmstatectl.display());

@@ -2,9 +2,10 @@
 //! core every NMState path shares (boot-time `apply-nmstate`, and the day-2 live apply), each
 //! bringing its own checks (the br-ex check, the forwarding and other probes). A change of
 //! existing interfaces' MTU, IP settings and routes is written and reapplied by the project
-//! itself, keeping addresses and routes NetworkManager did not configure ([`reapply`]); any
-//! other change goes through nmstate's own apply. The checkpoint is kept alive while this
-//! process runs, so a crash is undone within its timeout and a slow change never is.
+//! itself, keeping addresses and routes NetworkManager did not configure, and so is a new VLAN
+//! or a profile for a NIC that has none ([`reapply`]); any other change goes through nmstate's
+//! own apply. The checkpoint is kept alive while this process runs, so a crash is undone within
+//! its timeout and a slow change never is.
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -43,8 +44,12 @@ where
         let check = async move || check(prepared).await;
         match plan.map_err(Failed::Change)? {
             Ok(plan) => {
-                let what: Vec<&str> = plan.rewrites.iter().map(|r| r.iface.as_str()).collect();
-                tracing::info!("rewriting and reapplying the profiles of {what:?}");
+                let rewritten: Vec<&str> = plan.rewrites.iter().map(|r| r.iface.as_str()).collect();
+                let added: Vec<&str> = plan.creates.iter().map(|c| c.iface.as_str()).collect();
+                tracing::info!(
+                    "rewriting and reapplying the profiles of {rewritten:?}, adding profiles for \
+                     {added:?}"
+                );
                 reapply::apply(nm, &state, plan, timeout, lasting, check).await
             }
             Err(why) => {

@@ -4,8 +4,8 @@
 //! change names. That is what nmstate's verification would find different after a reapply
 //! NetworkManager accepted, without nmstate's read of the whole state (every link's ethtool and
 //! sysfs attributes, every profile and device over D-Bus: about 2 s per read on a UML node).
-//! A change with a part only NetworkManager's state shows (a DHCP lease, SLAAC, a stack turned
-//! off) gets nmstate's verification instead.
+//! A change with a part only NetworkManager's state shows (a DHCP lease, SLAAC) gets nmstate's
+//! verification instead.
 
 use std::collections::BTreeSet;
 use std::net::IpAddr;
@@ -30,10 +30,13 @@ pub struct Expected {
 /// What `change` must look like in the kernel, given the running state it was planned against
 /// (nmstate's JSON, running configuration only); `None` where only nmstate can tell.
 pub fn expected(change: &IfaceChange, running: &Json) -> Option<Expected> {
+    // A new interface has nothing running to drop.
     let now = running["interfaces"]
-        .as_array()?
-        .iter()
-        .find(|i| i["name"] == change.name.as_str())?;
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|i| i["name"] == change.name.as_str())
+        .unwrap_or(&Json::Null);
     let mut e = Expected {
         iface: change.name.clone(),
         mtu: change.mtu,
@@ -45,13 +48,15 @@ pub fn expected(change: &IfaceChange, running: &Json) -> Option<Expected> {
     for (family, section) in [("ipv4", &change.ipv4), ("ipv6", &change.ipv6)] {
         let Some(ip) = section else { continue };
         let flag = |k: &str| ip.get(k).and_then(Json::as_bool);
-        if flag("enabled") == Some(false)
-            || flag("dhcp") == Some(true)
-            || flag("autoconf") == Some(true)
-        {
+        if flag("dhcp") == Some(true) || flag("autoconf") == Some(true) {
             return None;
         }
-        let after = static_addresses(ip)?;
+        // A stack turned off keeps no address NetworkManager configured.
+        let after = if flag("enabled") == Some(false) {
+            Vec::new()
+        } else {
+            static_addresses(ip)?
+        };
         let before = now[family]
             .as_object()
             .map_or(Some(Vec::new()), static_addresses)?;
@@ -302,10 +307,24 @@ mod tests {
     }
 
     #[test]
-    fn dhcp_and_disabled_stacks_are_left_to_nmstate() {
+    fn a_disabled_stack_drops_its_static_addresses() {
+        let change = IfaceChange {
+            ipv4: json!({"enabled": false}).as_object().cloned(),
+            ..IfaceChange::new("br-ex")
+        };
+        let e = expected(&change, &running()).unwrap();
+        let (snap, routes) = kernel(1500, &["198.51.100.20/24"], &[]);
+        assert_eq!(
+            still_different(&e, &snap, &routes).as_deref(),
+            Some("br-ex: address 198.51.100.20/24 still there")
+        );
+    }
+
+    #[test]
+    fn dynamic_addresses_are_left_to_nmstate() {
         for ipv4 in [
             json!({"enabled": true, "dhcp": true}),
-            json!({"enabled": false}),
+            json!({"enabled": true, "autoconf": true}),
         ] {
             let change = IfaceChange {
                 ipv4: ipv4.as_object().cloned(),

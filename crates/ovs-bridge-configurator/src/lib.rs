@@ -25,6 +25,7 @@ pub mod plan;
 pub mod probe;
 pub mod profile;
 pub mod profile_change;
+pub mod profile_new;
 pub mod reapply;
 pub mod recover;
 pub mod redact;

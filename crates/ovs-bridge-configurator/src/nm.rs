@@ -110,10 +110,8 @@ pub const DEVICE_TYPE_OVS_PORT: u32 = 25;
 /// `NM_DEVICE_TYPE_OVS_BRIDGE`.
 pub const DEVICE_TYPE_OVS_BRIDGE: u32 = 26;
 
-/// `NM_SETTINGS_ADD_CONNECTION2_FLAG_IN_MEMORY`: the keyfile goes to
-/// `/run/NetworkManager/system-connections`, as configure-ovs's `nmcli c add save no`.
-const ADD_IN_MEMORY: u32 = 0x2;
-/// Where `Update2` stores a profile (`NM_SETTINGS_UPDATE2_FLAG_*`).
+/// Where `Update2` stores a profile (`NM_SETTINGS_UPDATE2_FLAG_*`); `Disk` and `Memory` are also
+/// `AddConnection2`'s flags for the same.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Store {
     /// `TO_DISK`: a keyfile under /etc.
@@ -584,12 +582,23 @@ impl Nm {
         self.proxy(Some(path), "active connection").await
     }
 
-    /// Adds a profile in memory with autoconnect blocked; returns its path.
+    /// Adds a profile in memory (`/run/NetworkManager/system-connections`, as configure-ovs's
+    /// `nmcli c add save no`); returns its path.
     pub async fn add(&self, settings: &Settings) -> Result<OwnedObjectPath, NmError> {
+        self.add_stored(settings, Store::Memory).await
+    }
+
+    /// Adds a profile stored as `store` says (`Disk` or `Memory`: the same flag values as
+    /// `Update2`'s), autoconnecting as its settings say; returns its path.
+    pub async fn add_stored(
+        &self,
+        settings: &Settings,
+        store: Store,
+    ) -> Result<OwnedObjectPath, NmError> {
         let id = crate::profile::get_str(settings, "connection", "id").unwrap_or_default();
         let s = self.settings().await?;
         let (path, _) = s
-            .add_connection2(settings, ADD_IN_MEMORY, &BTreeMap::new())
+            .add_connection2(settings, store as u32, &BTreeMap::new())
             .await
             .map_err(call(format!("AddConnection2({id})")))?;
         self.count(1);

@@ -268,13 +268,16 @@ fn same_route(a: &Json, b: &Json) -> bool {
 }
 
 /// The running `ipv4`/`ipv6` section overlaid with the diff's (the diff carries what changes).
-fn merged_ip(
+pub fn merged_ip(
     now: &Json,
     diff: &Json,
     name: &str,
     family: &str,
 ) -> Result<Map<String, Json>, Uncovered> {
     let mut ip = now.as_object().cloned().unwrap_or_default();
+    // The kernel's per-interface forwarding switch, which nmstate reads back with the running
+    // state: left as it is unless the change names it (then it is not covered).
+    ip.remove("forwarding");
     for (k, v) in object(diff, family)? {
         ip.insert(k.clone(), v.clone());
     }

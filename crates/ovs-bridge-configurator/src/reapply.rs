@@ -1,8 +1,10 @@
 //! The project's own apply of a change to existing interfaces (what [`profile_change`] covers:
-//! MTU, IP settings, static routes): nmstate reads the running state, validates and merges the
-//! desired one against it (`gen_diff`) and later verifies it; the project writes the changed
-//! profiles and reapplies them with `NM_DEVICE_REAPPLY_FLAGS_PRESERVE_EXTERNAL_IP`, inside its
-//! own checkpoint. nmstate's own apply reapplies without that flag, which removes every address
+//! MTU, IP settings, static routes) and of the profiles it adds ([`profile_new`]: a new VLAN, a
+//! NIC without one): nmstate reads the running state and validates and merges the desired one
+//! against it (`gen_diff`); the project writes the changed profiles and reapplies them with
+//! `NM_DEVICE_REAPPLY_FLAGS_PRESERVE_EXTERNAL_IP`, adds and activates the new ones, inside its
+//! own checkpoint, and verifies them in the kernel ([`in_kernel`]; nmstate's `gen_diff` again
+//! where only NetworkManager's state shows it). nmstate's own apply reapplies without that flag, which removes every address
 //! and route NetworkManager did not configure: on br-ex, keepalived's VIPs (keepalived then gives
 //! them up) and OVN-Kubernetes' masquerade address and routes.
 //!
@@ -21,6 +23,7 @@ use crate::in_kernel;
 use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm, Store};
 use crate::profile::{self, Settings};
 use crate::profile_change::{self, IfaceChange, Uncovered};
+use crate::profile_new;
 
 /// How long nmstate may take to see a written change in place (an address NetworkManager sets a
 /// moment after the reapply returns, a DHCP method reaching its lease).
@@ -58,10 +61,20 @@ pub struct Rewrite {
     expected: Option<in_kernel::Expected>,
 }
 
-/// What the own apply would do: the profiles it rewrites (none: nothing to change).
+/// One profile to add and activate, for an interface no profile names yet ([`profile_new`]).
+#[derive(Debug)]
+pub struct Create {
+    pub iface: String,
+    settings: Settings,
+    expected: Option<in_kernel::Expected>,
+}
+
+/// What the own apply would do: the profiles it rewrites and those it adds (none: nothing to
+/// change).
 #[derive(Debug)]
 pub struct Plan {
     pub rewrites: Vec<Rewrite>,
+    pub creates: Vec<Create>,
 }
 
 /// The running configuration as nmstate reads it (no dynamic addresses or routes: not the
@@ -86,13 +99,25 @@ pub async fn plan(
         .devices()
         .await
         .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?;
-    // A new interface is nmstate's to create: said without reading the whole state (seconds on
-    // a slow node) for nothing.
+    // A new interface other than a VLAN on one that exists is nmstate's to create: said without
+    // reading the whole state (seconds on a slow node) for nothing.
     let json_desired = json(desired)?;
+    let is_device = |name: &str| devices.iter().any(|d| d.interface == name);
+    let mut creates = Vec::new();
     for iface in json_desired["interfaces"].as_array().into_iter().flatten() {
         let name = iface["name"].as_str().unwrap_or_default();
-        if iface["state"] != "absent" && !devices.iter().any(|d| d.interface == name) {
-            return Ok(Err(Uncovered(format!("new interface {name}"))));
+        if iface["state"] == "absent" || is_device(name) {
+            continue;
+        }
+        let parent = iface["vlan"]["base-iface"].as_str().unwrap_or_default();
+        if iface["type"] == "vlan" && !is_device(parent) {
+            return Ok(Err(Uncovered(format!(
+                "new interface {name} on new interface {parent}"
+            ))));
+        }
+        match profile_new::new_profile(iface, None) {
+            Ok(new) => creates.push(new),
+            Err(u) => return Ok(Err(u)),
         }
     }
     // nmstate's own apply reports its own errors (it reads and merges the same way), so a state
@@ -110,7 +135,54 @@ pub async fn plan(
         }
     };
     let json_now = json(&now)?;
-    let changes = match profile_change::changes(&json(&diff)?, &json_desired, &json_now) {
+    let iface_in = |state: &serde_json::Value, name: &str| {
+        state["interfaces"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|i| i["name"] == name)
+            .cloned()
+    };
+    // A NIC no profile is active on, which the change brings up: a new profile, when no stored
+    // one names it (one that does is nmstate's to pick and activate).
+    let profileless: Vec<&crate::nm::Device> = devices
+        .iter()
+        .filter(|d| d.active_uuid.is_none() && NIC_TYPES.contains(&d.device_type))
+        .filter(|d| iface_in(&json_desired, &d.interface).is_some_and(|i| i["state"] != "absent"))
+        .collect();
+    if !profileless.is_empty() {
+        let profiles = nm
+            .profiles()
+            .await
+            .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?;
+        for d in profileless {
+            let name = d.interface.as_str();
+            if profiles
+                .iter()
+                .any(|p| profile::interface(&p.settings).as_deref() == Some(name))
+            {
+                return Ok(Err(Uncovered(format!("{name}'s inactive profile"))));
+            }
+            // Without a profile the running configuration may not show it: what nmstate merges
+            // with then is the kernel's (IPv4 off, IPv6 on where the kernel has it: link-local).
+            let running = iface_in(&json_now, name).unwrap_or_else(|| {
+                serde_json::json!({"name": name, "type": "ethernet",
+                    "ipv4": {"enabled": false}, "ipv6": {"enabled": kernel_ipv6(name)}})
+            });
+            let desired_iface = iface_in(&json_desired, name).unwrap_or_default();
+            match profile_new::new_profile(&desired_iface, Some(&running)) {
+                Ok(new) => creates.push(new),
+                Err(u) => return Ok(Err(u)),
+            }
+        }
+    }
+    // nmstate validated the new profiles' interfaces with the rest; what they are is written
+    // above.
+    let mut json_diff = json(&diff)?;
+    if let Some(ifaces) = json_diff["interfaces"].as_array_mut() {
+        ifaces.retain(|i| !creates.iter().any(|(_, c)| i["name"] == c.name.as_str()));
+    }
+    let changes = match profile_change::changes(&json_diff, &json_desired, &json_now) {
         Ok(c) => c,
         Err(u) => return Ok(Err(u)),
     };
@@ -122,7 +194,24 @@ pub async fn plan(
             Err(u) => return Ok(Err(u)),
         }
     }
-    Ok(Ok(Plan { rewrites }))
+    let creates = creates
+        .into_iter()
+        .map(|(settings, change)| Create {
+            iface: change.name.clone(),
+            expected: in_kernel::expected(&change, &json_now),
+            settings,
+        })
+        .collect();
+    Ok(Ok(Plan { rewrites, creates }))
+}
+
+/// `NM_DEVICE_TYPE_ETHERNET` and `NM_DEVICE_TYPE_VETH`: devices an ethernet profile activates on.
+const NIC_TYPES: [u32; 2] = [1, 20];
+
+/// Whether the kernel runs IPv6 on `iface` (`disable_ipv6` is 0).
+fn kernel_ipv6(iface: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/sys/net/ipv6/conf/{iface}/disable_ipv6"))
+        .is_ok_and(|v| v.trim() == "0")
 }
 
 /// The profile active on `change`'s interface with `change` written in (None: it already says
@@ -207,6 +296,7 @@ where
         Lasting::UntilReboot => Store::Memory,
     };
     let mut written = Vec::new();
+    let mut added = Vec::new();
     let mut outcome = Ok(());
     for r in &plan.rewrites {
         written.push(r);
@@ -216,8 +306,20 @@ where
         }
     }
     if outcome.is_ok() {
-        let in_kernel: Option<Vec<&in_kernel::Expected>> =
-            plan.rewrites.iter().map(|r| r.expected.as_ref()).collect();
+        for c in &plan.creates {
+            if let Err(e) = add(nm, c, store, &mut added).await {
+                outcome = Err(Failed::Change(e));
+                break;
+            }
+        }
+    }
+    if outcome.is_ok() {
+        let in_kernel: Option<Vec<&in_kernel::Expected>> = plan
+            .rewrites
+            .iter()
+            .map(|r| r.expected.as_ref())
+            .chain(plan.creates.iter().map(|c| c.expected.as_ref()))
+            .collect();
         let verified = match in_kernel {
             Some(expected) => verify_in_kernel(&expected).await,
             None => verify(desired).await,
@@ -238,6 +340,13 @@ where
     // NetworkManager did not configure (keepalived's VIPs among them). The checkpoint rolls
     // back only what this could not put back (and a crash, by itself).
     let mut restored = true;
+    for (iface, path) in &added {
+        // NetworkManager takes a software device (a VLAN) down with its profile.
+        if let Err(e) = nm.delete(path).await {
+            tracing::warn!("{iface}: deleting the profile the change added: {e}");
+            restored = false;
+        }
+    }
     for r in written.iter().rev() {
         if let Err(e) = write(nm, &r.profile, &r.device, &r.old, r.old_store).await {
             tracing::warn!("{}: putting the previous profile back: {e}", r.iface);
@@ -253,6 +362,24 @@ where
         tracing::error!("ending the change's checkpoint: {e}");
     }
     outcome
+}
+
+/// Adds `c`'s profile (in `store`; recorded in `added` for a rollback) and activates it.
+async fn add(
+    nm: &Nm,
+    c: &Create,
+    store: Store,
+    added: &mut Vec<(String, OwnedObjectPath)>,
+) -> Result<(), ChangeFailed> {
+    let failed = |e| ChangeFailed::NetworkManager(Box::new(e));
+    let path = nm.add_stored(&c.settings, store).await.map_err(failed)?;
+    added.push((c.iface.clone(), path.clone()));
+    let id = profile::id(&c.settings);
+    nm.activate(&path, &id, ACTIVATION_BOUND)
+        .await
+        .map_err(failed)?;
+    tracing::info!("{}: {id} added and activated", c.iface);
+    Ok(())
 }
 
 /// Writes one profile's `settings` (in `store`) and reapplies it on `device`, or

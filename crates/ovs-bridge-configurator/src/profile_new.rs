@@ -1,0 +1,168 @@
+//! A profile for an interface no profile names yet: a new VLAN on an interface that exists, or a
+//! NIC NetworkManager has a device but no profile for (an address on a second NIC). Written by the
+//! project ([`crate::reapply`]) like a changed profile, so such a day-2 change does not wait on
+//! nmstate's whole-state reads and one-second verification retries. The settings are what nmstate
+//! writes for the same YAML: a section the desired interface leaves out is the running one for a
+//! NIC (nmstate merges with the current state) and a disabled stack for a new VLAN (nmstate's
+//! default for a new interface). Anything else new (bonds, bridges, their ports) is nmstate's.
+
+use serde_json::{Value as Json, json};
+
+use crate::profile::{Settings, set};
+use crate::profile_change::{IfaceChange, Uncovered, apply_to, merged_ip};
+
+/// The keys of a new interface this module writes.
+const NEW_IFACE_KEYS: &[&str] = &["name", "type", "state", "mtu", "vlan", "ipv4", "ipv6"];
+
+/// The profile of `desired` (one interface of the desired state, nmstate's JSON), an interface
+/// that exists as `running` (its running configuration; None: a new one), and the change it
+/// makes in nmstate's terms (what the kernel is checked against).
+pub fn new_profile(
+    desired: &Json,
+    running: Option<&Json>,
+) -> Result<(Settings, IfaceChange), Uncovered> {
+    let name = desired["name"]
+        .as_str()
+        .ok_or_else(|| Uncovered("an unnamed interface".into()))?;
+    if let Some(key) = desired
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, _)| k)
+        .find(|k| !NEW_IFACE_KEYS.contains(&k.as_str()))
+    {
+        return Err(Uncovered(format!("new interface {name}'s `{key}`")));
+    }
+    if desired.get("state").is_some_and(|s| s != "up") {
+        return Err(Uncovered(format!(
+            "new interface {name} {}",
+            desired["state"]
+        )));
+    }
+    let kind = match (desired["type"].as_str(), running) {
+        (Some("vlan"), None) => "vlan",
+        // nmstate shows a veth (the harness's NICs) as `veth`, and takes `ethernet` for one.
+        (Some("ethernet") | None, Some(r)) if r["type"] == "ethernet" || r["type"] == "veth" => {
+            "802-3-ethernet"
+        }
+        (t, _) => {
+            return Err(Uncovered(format!(
+                "new interface {name} of type {}",
+                t.unwrap_or("unknown")
+            )));
+        }
+    };
+    let mut s = Settings::new();
+    set(&mut s, "connection", "id", name);
+    set(
+        &mut s,
+        "connection",
+        "uuid",
+        uuid::Uuid::new_v4().to_string(),
+    );
+    set(&mut s, "connection", "type", kind);
+    set(&mut s, "connection", "interface-name", name);
+    set(&mut s, "connection", "autoconnect", true);
+    if kind == "vlan" {
+        let vlan = &desired["vlan"];
+        let (Some(parent), Some(id)) = (
+            vlan["base-iface"].as_str(),
+            vlan["id"].as_u64().and_then(|i| u32::try_from(i).ok()),
+        ) else {
+            return Err(Uncovered(format!(
+                "new VLAN {name} without base-iface and id"
+            )));
+        };
+        if let Some(key) = vlan
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k)
+            .find(|k| *k != "base-iface" && *k != "id")
+        {
+            return Err(Uncovered(format!("new VLAN {name}'s `{key}`")));
+        }
+        set(&mut s, "vlan", "parent", parent);
+        set(&mut s, "vlan", "id", id);
+        // REORDER_HEADERS, as nmstate and nmcli write it.
+        set(&mut s, "vlan", "flags", 1u32);
+    }
+    let mut change = IfaceChange::new(name);
+    change.mtu = match desired.get("mtu") {
+        None => None,
+        Some(m) => Some(
+            m.as_u64()
+                .and_then(|m| u32::try_from(m).ok())
+                .ok_or_else(|| Uncovered(format!("{name}'s mtu {m}")))?,
+        ),
+    };
+    let disabled = json!({"enabled": false});
+    for (family, slot) in [("ipv4", &mut change.ipv4), ("ipv6", &mut change.ipv6)] {
+        let now = running.map_or(&Json::Null, |r| &r[family]);
+        let asked = desired.get(family).unwrap_or(if running.is_some() {
+            &Json::Null
+        } else {
+            &disabled
+        });
+        let asked = if asked.is_null() { &json!({}) } else { asked };
+        *slot = Some(merged_ip(now, asked, name, family)?);
+    }
+    apply_to(&mut s, &change)?;
+    Ok((s, change))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::{get_str, get_u32};
+
+    #[test]
+    fn a_new_vlan_gets_nmstates_settings() {
+        let desired = json!({"name": "bond0.200", "type": "vlan", "state": "up",
+            "vlan": {"base-iface": "bond0", "id": 200},
+            "ipv4": {"enabled": true, "dhcp": false,
+                     "address": [{"ip": "203.0.113.10", "prefix-length": 24}]}});
+        let (s, _) = new_profile(&desired, None).unwrap();
+        assert_eq!(get_str(&s, "connection", "type").as_deref(), Some("vlan"));
+        assert_eq!(
+            get_str(&s, "connection", "interface-name").as_deref(),
+            Some("bond0.200")
+        );
+        assert_eq!(get_str(&s, "vlan", "parent").as_deref(), Some("bond0"));
+        assert_eq!(get_u32(&s, "vlan", "id"), Some(200));
+        assert_eq!(get_str(&s, "ipv4", "method").as_deref(), Some("manual"));
+        // Left out: disabled, as nmstate makes a new interface's stack.
+        assert_eq!(get_str(&s, "ipv6", "method").as_deref(), Some("disabled"));
+    }
+
+    #[test]
+    fn a_nic_without_a_profile_keeps_its_running_sections() {
+        let desired = json!({"name": "ens4", "type": "ethernet", "state": "up",
+            "ipv4": {"enabled": true, "dhcp": false,
+                     "address": [{"ip": "192.0.2.20", "prefix-length": 24}]}});
+        let running = json!({"name": "ens4", "type": "ethernet", "state": "up",
+            "ipv4": {"enabled": false}, "ipv6": {"enabled": true, "dhcp": false, "autoconf": false}});
+        let (s, _) = new_profile(&desired, Some(&running)).unwrap();
+        assert_eq!(
+            get_str(&s, "connection", "type").as_deref(),
+            Some("802-3-ethernet")
+        );
+        assert_eq!(get_str(&s, "ipv4", "method").as_deref(), Some("manual"));
+        assert_eq!(get_str(&s, "ipv6", "method").as_deref(), Some("link-local"));
+    }
+
+    #[test]
+    fn what_is_not_a_vlan_or_a_nic_is_named() {
+        let bond = json!({"name": "bond1", "type": "bond", "state": "up"});
+        assert_eq!(
+            new_profile(&bond, None).unwrap_err().0,
+            "new interface bond1 of type bond"
+        );
+        let qos = json!({"name": "bond0.7", "type": "vlan", "state": "up",
+            "vlan": {"base-iface": "bond0", "id": 7, "protocol": "802.1ad"}});
+        assert_eq!(
+            new_profile(&qos, None).unwrap_err().0,
+            "new VLAN bond0.7's `protocol`"
+        );
+    }
+}

@@ -9,21 +9,19 @@
 //! IP and the probes that passed before must pass again (`probe`). Any failure
 //! rolls the node back to the bridge it had.
 
-use std::net::IpAddr;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use selection::atomic::write_atomic;
 use selection::netlink::NetlinkReader;
-use selection::runfiles::read_ip_file;
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::change::{Failed, Lasting};
-use crate::checkpoint;
+use crate::engine::change::{Failed, Lasting};
+use crate::engine::{self, CheckFailed};
 use crate::live_failure;
 use crate::nm::{ActiveState, Nm};
 pub use crate::outcome::DeclarativeError;
-use crate::outcome::{ApplyError, CheckFailed, Outcome};
+use crate::outcome::{ApplyError, Outcome};
 use crate::ovsdb;
 use crate::plan::{BR_EX, BR_EX1, is_ours};
 use crate::probe;
@@ -79,35 +77,36 @@ pub fn pending(s: &Settings) -> Option<Pending> {
 
 /// Parses `p`: a malformed file is rejected before anything changes.
 pub fn parse(p: &Pending) -> Result<nmstate::NetworkState, DeclarativeError> {
-    crate::desired::parse(&p.content).map_err(|message| DeclarativeError::Invalid {
+    crate::engine::desired::parse(&p.content).map_err(|message| DeclarativeError::Invalid {
         path: p.path.display().to_string(),
         message,
     })
 }
 
-/// Applies `p` (parsed as `state`) inside nmstate's checkpoint, runs `finish` (the clean-up and
-/// the br-ex check, given the probes `select` found while the change was planned) before committing, and records the file. A failure anywhere rolls back.
-pub async fn apply<P, F>(
+/// Applies `p` (parsed as `state`) with the NMState [`engine`], `clean_up` (removing the
+/// automatic bridge's leftovers) and `checks` run before committing, and records the file. A
+/// failure anywhere rolls back.
+pub async fn apply<F>(
     s: &Settings,
     nm: &Nm,
     checkpoint_timeout: Duration,
     p: &Pending,
     state: nmstate::NetworkState,
-    select: P,
-    finish: F,
+    checks: engine::Checks<'_>,
+    clean_up: F,
 ) -> Result<(), DeclarativeError>
 where
-    P: Future<Output = probe::Selected>,
-    F: AsyncFnOnce(probe::Selected) -> Result<(), CheckFailed>,
+    F: AsyncFnOnce() -> Result<(), CheckFailed>,
 {
     let path = p.path.display().to_string();
-    checkpoint::apply(
+    engine::apply(
+        s,
         nm,
         state,
         checkpoint_timeout,
         Lasting::Persistent,
-        select,
-        finish,
+        checks,
+        clean_up,
     )
     .await
     .map_err(|e| match e {
@@ -195,15 +194,18 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
     let before = active_bridge_profiles(&nm).await?;
     let mut reader = NetlinkReader::connect()?;
     let now = reader.snapshot().await?;
-    let select = probe::select(&targets, &now);
-    let finish = async |selected: probe::Selected| -> Result<(), CheckFailed> {
+    let checks = engine::Checks {
+        targets,
+        bound,
+        before: &now,
+        reader: &mut reader,
+    };
+    let clean_up = async || -> Result<(), CheckFailed> {
         remove_leftovers(&nm, s, defines_br_ex1)
             .await
-            .map_err(|e| CheckFailed::Leftovers(Box::new(e)))?;
-        check_br_ex(s).await?;
-        Ok(probe::await_after(&mut reader, &selected, Instant::now(), bound).await?)
+            .map_err(|e| CheckFailed::Leftovers(Box::new(e)))
     };
-    if let Err(e) = apply(s, &nm, checkpoint, &pending, state, select, finish).await {
+    if let Err(e) = apply(s, &nm, checkpoint, &pending, state, checks, clean_up).await {
         tracing::error!("{e}");
         restore_bridges(&nm, &before, s).await;
         let why = match &e {
@@ -374,38 +376,4 @@ async fn remove_leftovers(nm: &Nm, s: &Settings, keep_br_ex1: bool) -> Result<()
     ovsdb::delete_bridge("br0")?;
     reconnect(nm, &uplinks, s.activation_timeout).await;
     Ok(())
-}
-
-/// br-ex exists and carries the node IP (the install's seeds make br-ex mandatory in these
-/// files); otherwise the file cannot be what the node runs on.
-pub(crate) async fn check_br_ex(s: &Settings) -> Result<(), CheckFailed> {
-    let mut reader = NetlinkReader::connect()?;
-    let snap = reader.snapshot().await?;
-    let Some(idx) = snap
-        .links
-        .iter()
-        .find(|l| l.name == BR_EX.bridge)
-        .map(|l| l.index)
-    else {
-        return Err(CheckFailed::NoBrEx);
-    };
-    let node_ip = read_ip_file(&s.node_ip_files().primary_ip()).ok().flatten();
-    let on_br_ex = |ip: &IpAddr| {
-        snap.addresses
-            .iter()
-            .any(|a| a.ip == *ip && a.ifindex == idx)
-    };
-    match node_ip {
-        Some(ip) if !on_br_ex(&ip) => Err(CheckFailed::NoNodeIp {
-            ip,
-            file: s.node_ip_files().primary_ip(),
-        }),
-        None if !snap.addresses.iter().any(|a| {
-            a.ifindex == idx && !a.ip.is_loopback() && !selection::net::is_link_local_unicast(a.ip)
-        }) =>
-        {
-            Err(CheckFailed::NoAddress)
-        }
-        _ => Ok(()),
-    }
 }

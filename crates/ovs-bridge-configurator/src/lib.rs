@@ -1,17 +1,16 @@
 //! `ovs-bridge-configurator`: replaces configure-ovs.sh (`ovs-configuration.service`). It keeps
 //! its profile names and settings, but talks to NetworkManager over D-Bus, plans purely
-//! ([`plan`]), applies inside an NM checkpoint and verifies through netlink ([`apply`]).
+//! ([`plan`]), applies inside an NM checkpoint and verifies through netlink ([`apply`]). A
+//! user's NMState (the per-host file at boot or changed by MCO, [`declarative`]; `apply-live`,
+//! [`live`]) goes through the one NMState [`engine`]; [`boot`] picks between the two at boot.
 
 pub mod apply;
 pub mod bond;
-pub mod change;
-pub mod checkpoint;
+pub mod boot;
 pub mod cli;
 pub mod collect;
 pub mod declarative;
-pub mod desired;
-pub mod guard;
-pub mod in_kernel;
+pub mod engine;
 pub mod live;
 pub mod live_failure;
 pub mod lock;
@@ -24,9 +23,6 @@ pub mod ovsdb;
 pub mod plan;
 pub mod probe;
 pub mod profile;
-pub mod profile_change;
-pub mod profile_new;
-pub mod reapply;
 pub mod recover;
 pub mod redact;
 pub mod settings;
@@ -48,9 +44,9 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let rt = selection::service::runtime()?;
     rt.block_on(async {
         match &cli.command {
-            Command::Apply(_) => apply_with_retry(&s, "apply", apply::apply).await,
+            Command::Apply(_) => apply_with_retry(&s, "apply", boot::apply).await,
             Command::ApplyNmstate { live: false, .. } => {
-                apply_with_retry(&s, "apply-nmstate", apply::apply_nmstate).await
+                apply_with_retry(&s, "apply-nmstate", boot::apply_nmstate).await
             }
             Command::ApplyNmstate { live: true, .. } => {
                 match locked_run(&s, "apply-nmstate --live", &declarative::apply_changed).await {
@@ -82,9 +78,9 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                     // The flag only: a config file's `persist` (or NM_CONN_SET_PATH) is about
                     // br-ex's profiles, not about keeping a day-2 change.
                     lasting: if settings.persist {
-                        change::Lasting::Persistent
+                        engine::change::Lasting::Persistent
                     } else {
-                        change::Lasting::UntilReboot
+                        engine::change::Lasting::UntilReboot
                     },
                     lock_wait: Duration::from_secs(*lock_wait_secs),
                 };

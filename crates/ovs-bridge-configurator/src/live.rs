@@ -1,6 +1,6 @@
 //! The day-2 path (`apply-live`): a desired NMState applied to the running node now, without a
 //! reboot. Refused when it takes the node's own plumbing away ([`guard`]) unless forced; one
-//! change at a time ([`lock`]); applied inside nmstate's checkpoint ([`checkpoint`]) and committed
+//! change at a time ([`lock`]); applied by the NMState [`engine`] and committed
 //! only if, within the live probe timeout, br-ex still carries the node IP and every probe that
 //! passed before the change passes again ([`probe`]: gateways, nameservers, API server, node
 //! readiness); otherwise rolled back, naming what failed.
@@ -17,13 +17,10 @@ use std::time::{Duration, Instant};
 use selection::netlink::NetlinkReader;
 use selection::runfiles::read_ip_file;
 
-use crate::change::{ChangeFailed, Failed, Lasting};
-use crate::checkpoint;
-use crate::declarative::check_br_ex;
-use crate::guard;
+use crate::engine::change::{ChangeFailed, Failed, Lasting};
+use crate::engine::{self, CheckFailed, guard};
 use crate::lock::{self, ChangeLock, LockError};
 use crate::nm::{Nm, Unreachable};
-use crate::outcome::CheckFailed;
 use crate::probe;
 use crate::settings::Settings;
 
@@ -37,7 +34,7 @@ pub struct Desired {
 impl Desired {
     /// The state, if it is NMState at all.
     pub fn parse(&self) -> Result<nmstate::NetworkState, LiveError> {
-        crate::desired::parse(&self.content).map_err(|message| LiveError::Invalid {
+        crate::engine::desired::parse(&self.content).map_err(|message| LiveError::Invalid {
             origin: self.origin.clone(),
             message,
         })
@@ -122,20 +119,21 @@ pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duratio
         .map_err(|e| LiveError::Unreachable(Box::new(e)))?;
     let mut reader = NetlinkReader::connect()?;
     let before = reader.snapshot().await?;
-    let targets = probe::Targets::live(s);
-    let select = probe::select(&targets, &before);
-    let check = async |selected: probe::Selected| -> Result<(), CheckFailed> {
-        check_br_ex(s).await?;
-        let bound = s.live_probe_timeout;
-        Ok(probe::await_after(&mut reader, &selected, Instant::now(), bound).await?)
+    let checks = engine::Checks {
+        targets: probe::Targets::live(s),
+        bound: s.live_probe_timeout,
+        before: &before,
+        reader: &mut reader,
     };
-    checkpoint::apply(
+    let no_step = async || Ok(());
+    engine::apply(
+        s,
         &nm,
         state,
         s.live_checkpoint_timeout,
         o.lasting,
-        select,
-        check,
+        checks,
+        no_step,
     )
     .await
     .map_err(|e| match e {

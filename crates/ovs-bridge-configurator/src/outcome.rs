@@ -4,9 +4,10 @@
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
+pub use crate::engine::CheckFailed;
 use crate::nm::NmError;
 use crate::ovsdb;
-use crate::plan::{BR_EX, PlanError};
+use crate::plan::PlanError;
 
 /// A failed run. The node keeps (or gets back) its original network.
 #[derive(Debug, thiserror::Error)]
@@ -82,7 +83,7 @@ pub enum DeclarativeError {
     #[error("applying {path} failed and was rolled back: {source}")]
     Apply {
         path: String,
-        source: crate::change::ChangeFailed,
+        source: crate::engine::change::ChangeFailed,
     },
     /// It applied, but the result is not a usable br-ex: rolled back.
     #[error("{path} was rolled back: {source}")]
@@ -104,24 +105,6 @@ pub enum DeclarativeError {
         why: String,
         record: PathBuf,
     },
-}
-
-/// Why an applied NMState cannot stay (it is rolled back): br-ex is not what the node runs on,
-/// or a probe that passed before the change does not after it.
-#[derive(Debug, thiserror::Error)]
-pub enum CheckFailed {
-    #[error("removing the automatic bridge's leftovers: {0}")]
-    Leftovers(Box<ApplyError>),
-    #[error("it does not create {} (an ovs-bridge with an ovs-interface of that name)", BR_EX.bridge)]
-    NoBrEx,
-    #[error("{} does not carry the node IP {ip} (from {})", BR_EX.bridge, file.display())]
-    NoNodeIp { ip: IpAddr, file: PathBuf },
-    #[error("{} has no address", BR_EX.bridge)]
-    NoAddress,
-    #[error("netlink: {0}")]
-    Netlink(#[from] selection::netlink::NetlinkError),
-    #[error(transparent)]
-    Probe(#[from] crate::probe::Failed),
 }
 
 /// What a converted bridge still lacks when the verification's time is up.

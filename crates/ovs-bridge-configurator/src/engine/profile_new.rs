@@ -1,6 +1,6 @@
 //! A profile for an interface no profile names yet: a new VLAN on an interface that exists, or a
 //! NIC NetworkManager has a device but no profile for (an address on a second NIC). Written by the
-//! project ([`crate::reapply`]) like a changed profile, so such a day-2 change does not wait on
+//! project ([`crate::engine::reapply`]) like a changed profile, so such a day-2 change does not wait on
 //! nmstate's whole-state reads and one-second verification retries. The settings are what nmstate
 //! writes for the same YAML: a section the desired interface leaves out is the running one for a
 //! NIC (nmstate merges with the current state) and a disabled stack for a new VLAN (nmstate's
@@ -8,8 +8,8 @@
 
 use serde_json::{Value as Json, json};
 
+use crate::engine::profile_change::{IfaceChange, Uncovered, apply_to, merged_ip};
 use crate::profile::{Settings, set};
-use crate::profile_change::{IfaceChange, Uncovered, apply_to, merged_ip};
 
 /// The keys of a new interface this module writes.
 const NEW_IFACE_KEYS: &[&str] = &["name", "type", "state", "mtu", "vlan", "ipv4", "ipv6"];

@@ -12,9 +12,9 @@ use std::time::Duration;
 
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::change::{ChangeFailed, Failed, Lasting};
+use crate::engine::change::{ChangeFailed, Failed, Lasting};
+use crate::engine::reapply;
 use crate::nm::Nm;
-use crate::reapply;
 
 /// Applies `state` (the own reapply where it covers the change, nmstate's apply otherwise),
 /// verified, inside a checkpoint, runs `check` with what `prepare` (run while the change is

@@ -1,4 +1,4 @@
-//! Whether a profile change the project wrote and reapplied ([`crate::reapply`]) has reached the
+//! Whether a profile change the project wrote and reapplied ([`crate::engine::reapply`]) has reached the
 //! kernel, read from netlink: the interface's MTU, its static addresses (those added there, and
 //! those the change dropped gone) and the static routes through it (likewise), in the tables the
 //! change names. That is what nmstate's verification would find different after a reapply
@@ -14,7 +14,7 @@ use selection::model::{Family, Route as KernelRoute, Snapshot};
 use selection::net::Cidr;
 use serde_json::{Map, Value as Json};
 
-use crate::profile_change::{IfaceChange, Route, route_of};
+use crate::engine::profile_change::{IfaceChange, Route, route_of};
 
 /// What the kernel shows once one interface's change is in place.
 #[derive(Debug)]

@@ -18,12 +18,12 @@ use nmstate::NetworkState;
 use selection::netlink::{ChangeStream, NetlinkReader};
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::change::{ChangeFailed, Failed, Lasting};
-use crate::in_kernel;
+use crate::engine::change::{ChangeFailed, Failed, Lasting};
+use crate::engine::in_kernel;
+use crate::engine::profile_change::{self, IfaceChange, Uncovered};
+use crate::engine::profile_new;
 use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm, Store};
 use crate::profile::{self, Settings};
-use crate::profile_change::{self, IfaceChange, Uncovered};
-use crate::profile_new;
 
 /// How long nmstate may take to see a written change in place (an address NetworkManager sets a
 /// moment after the reapply returns, a DHCP method reaching its lease).

@@ -1,7 +1,7 @@
 //! What a day-2 change does to the profiles of interfaces that exist: nmstate's diff (the part
 //! of the desired state that differs from the running one, after nmstate's own validation and
 //! merge) turned into the NetworkManager settings the project writes and reapplies itself
-//! ([`crate::reapply`]). Covered: an existing interface's MTU, its IPv4/IPv6 method, static
+//! ([`crate::engine::reapply`]). Covered: an existing interface's MTU, its IPv4/IPv6 method, static
 //! addresses and automatic-configuration switches, and the static routes through it: what a
 //! day-2 change of br-ex is. Anything else in the diff is [`Uncovered`], and goes through
 //! nmstate's own apply.

@@ -1,6 +1,6 @@
 //! How a change to the node's network ends when it does not stay, and where its profiles live:
-//! shared by the two ways a change is applied ([`crate::checkpoint`] through nmstate,
-//! [`crate::reapply`] by the project itself).
+//! shared by the two ways a change is applied ([`crate::engine::checkpoint`] through nmstate,
+//! [`crate::engine::reapply`] by the project itself).
 
 use crate::nm::NmError;
 

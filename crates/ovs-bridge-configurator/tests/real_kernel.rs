@@ -11,7 +11,7 @@ use std::time::Duration;
 use integration::network_manager::normalized_keyfile;
 use integration::nncp::DEAD_DEFAULT_ROUTE;
 use integration::real_kernel::uplink::{
-    AWAIT_GATEWAY, Conversion, GATEWAY, NODE_IP, Uplink, VLAN, bond_profiles,
+    AWAIT_GATEWAY, Conversion, GATEWAY, NODE_IP, Uplink, VLAN, bond_profiles, nmstate_br_ex_on_bond,
 };
 use integration::real_kernel::{self, RealKernelNode};
 
@@ -277,53 +277,6 @@ fn a_bond_that_does_not_forward_in_time_is_rolled_back() {
     );
     let bridges = node.sh("ovs-vsctl list-br").unwrap();
     assert!(!bridges.contains("br-ex"), "{bridges}");
-}
-
-/// The seeds' per-host NMState shape: br-ex on an 802.3ad bond over `ports`.
-fn nmstate_br_ex_on_bond(ports: [&str; 2]) -> String {
-    let [a, b] = ports;
-    format!(
-        "interfaces:
-- name: bond0
-  type: bond
-  state: up
-  link-aggregation:
-    mode: 802.3ad
-    options:
-      miimon: 100
-      lacp_rate: fast
-    port:
-    - {a}
-    - {b}
-  ipv4:
-    enabled: false
-  ipv6:
-    enabled: false
-- name: br-ex
-  type: ovs-bridge
-  state: up
-  bridge:
-    port:
-    - name: bond0
-    - name: br-ex
-- name: br-ex
-  type: ovs-interface
-  state: up
-  ipv4:
-    enabled: true
-    dhcp: false
-    address:
-    - ip: {NODE_IP}
-      prefix-length: 24
-  ipv6:
-    enabled: false
-routes:
-  config:
-  - destination: 0.0.0.0/0
-    next-hop-address: {GATEWAY}
-    next-hop-interface: br-ex
-"
-    )
 }
 
 /// Writes `yaml` as the node's own NMState file and runs `apply-nmstate`; its exit status and log.

@@ -240,3 +240,50 @@ pub fn slow_ports(ports: &[u8], delay_ms: u32) -> String {
         .map(|p| format!("tc -n sw qdisc add dev p{p} root netem delay {delay_ms}ms\n"))
         .collect()
 }
+
+/// The seeds' per-host NMState shape: br-ex on an 802.3ad bond over `ports`.
+pub fn nmstate_br_ex_on_bond(ports: [&str; 2]) -> String {
+    let [a, b] = ports;
+    format!(
+        "interfaces:
+- name: bond0
+  type: bond
+  state: up
+  link-aggregation:
+    mode: 802.3ad
+    options:
+      miimon: 100
+      lacp_rate: fast
+    port:
+    - {a}
+    - {b}
+  ipv4:
+    enabled: false
+  ipv6:
+    enabled: false
+- name: br-ex
+  type: ovs-bridge
+  state: up
+  bridge:
+    port:
+    - name: bond0
+    - name: br-ex
+- name: br-ex
+  type: ovs-interface
+  state: up
+  ipv4:
+    enabled: true
+    dhcp: false
+    address:
+    - ip: {NODE_IP}
+      prefix-length: 24
+  ipv6:
+    enabled: false
+routes:
+  config:
+  - destination: 0.0.0.0/0
+    next-hop-address: {GATEWAY}
+    next-hop-interface: br-ex
+"
+    )
+}

@@ -3,7 +3,8 @@
 //! 10 (goal <= 1 s); br-ex's MTU changed back and forth 10 times under a 50 ms ping of the node
 //! IP from the machine network, echoes lost (goal 0); a change that cuts the node off (its
 //! default route through a next hop that is not there), apply -> rolled back, median over 5
-//! (goal <= 10 s; kubernetes-nmstate: up to 120 s per probe).
+//! (goal <= 10 s; kubernetes-nmstate: up to 120 s per probe). With `BENCH_LOG` set, each additive
+//! run's log goes to stderr.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -101,6 +102,9 @@ pub fn run() -> anyhow::Result<()> {
             bail!("additive change {i} failed: {log}");
         }
         additive.push(took);
+        if std::env::var_os("BENCH_LOG").is_some() {
+            eprintln!("=== additive {i}: {:.2} s\n{log}", took.as_secs_f64());
+        }
     }
 
     let pinger = Pinger::start(&live.up.ns, &node_address(1), "0.05").map_err(|e| anyhow!(e))?;

@@ -100,20 +100,29 @@ rc=$?
 t1=$EPOCHREALTIME
 echo \"$rc $t0 $t1\""
     );
-    // A bound on a hung guest, not a measurement.
-    let out = node
-        .run(&script, Duration::from_secs(300))
-        .map_err(anyhow::Error::msg)?
-        .output;
-    let f: Vec<&str> = out.split_whitespace().collect();
-    let [rc, t0, t1] = f[f.len().saturating_sub(3)..] else {
-        bail!("unexpected output: {out}");
-    };
+    let [rc, t0, t1] = last_words(node, &script)?;
     Ok((
         rc.parse()?,
         t1.parse::<f64>()? - t0.parse::<f64>()?,
         node.file("bench.log"),
     ))
+}
+
+/// Runs `script` in the guest: the last `N` words it printed (its timings).
+fn last_words<const N: usize>(
+    node: &mut RealKernelNode,
+    script: &str,
+) -> anyhow::Result<[String; N]> {
+    // A bound on a hung guest, not a measurement.
+    let out = node
+        .run(script, Duration::from_secs(300))
+        .map_err(anyhow::Error::msg)?
+        .output;
+    let words: Vec<String> = out.split_whitespace().map(str::to_owned).collect();
+    words[words.len().saturating_sub(N)..]
+        .to_vec()
+        .try_into()
+        .map_err(|_| anyhow::anyhow!("unexpected output: {out}"))
 }
 
 /// Both tools in turn, `RUNS` rounds, each committing `yamls(round)[tool]`; `between` (shell)
@@ -257,15 +266,7 @@ t1=$EPOCHREALTIME
 t2=$(await_gateway 30 {GATEWAY})
 echo \"$rc $t0 $t1 $t2\""
     );
-    // A bound on a hung guest, not a measurement.
-    let out = node
-        .run(&script, Duration::from_secs(300))
-        .map_err(anyhow::Error::msg)?
-        .output;
-    let f: Vec<&str> = out.split_whitespace().collect();
-    let [rc, t0, t1, t2] = f[f.len().saturating_sub(4)..] else {
-        bail!("unexpected output: {out}");
-    };
+    let [rc, t0, t1, t2] = last_words(&mut node, &script)?;
     if rc != "0" || t2 == "none" {
         bail!(
             "{command} exited {rc}, gateway at {t2}:\n{}",

@@ -86,7 +86,7 @@ pub fn changes(diff: &Json, desired: &Json, running: &Json) -> Result<Vec<IfaceC
         let iface = object(iface, "an interface")?;
         let name = str_of(iface, "name").ok_or_else(|| Uncovered("an unnamed interface".into()))?;
         let Some(now) = running_ifaces.iter().find(|i| {
-            i["name"] == name && (iface.get("type").is_none() || i["type"] == iface["type"])
+            i["name"] == name && iface.get("type").is_none_or(|t| same_type(&i["type"], t))
         }) else {
             return Err(Uncovered(format!("new interface {name}")));
         };
@@ -97,14 +97,7 @@ pub fn changes(diff: &Json, desired: &Json, running: &Json) -> Result<Vec<IfaceC
             return Err(Uncovered(format!("{name} {}", iface["state"])));
         }
         let mut change = IfaceChange::new(name);
-        change.mtu = match iface.get("mtu") {
-            None => None,
-            Some(m) => Some(
-                m.as_u64()
-                    .and_then(|m| u32::try_from(m).ok())
-                    .ok_or_else(|| Uncovered(format!("{name}'s mtu {m}")))?,
-            ),
-        };
+        change.mtu = mtu_of(iface.get("mtu"), name)?;
         for (family, slot) in [("ipv4", &mut change.ipv4), ("ipv6", &mut change.ipv6)] {
             if let Some(ip) = iface.get(family) {
                 *slot = Some(merged_ip(&now[family], ip, name, family)?);
@@ -275,9 +268,9 @@ pub fn merged_ip(
     family: &str,
 ) -> Result<Map<String, Json>, Uncovered> {
     let mut ip = now.as_object().cloned().unwrap_or_default();
-    // The kernel's per-interface forwarding switch, which nmstate reads back with the running
-    // state: left as it is unless the change names it (then it is not covered).
-    ip.remove("forwarding");
+    // What else nmstate reads back with the running state (the kernel's forwarding switch, the
+    // prefix route's metric...) stays as the profile has it: only the diff's keys must be known.
+    ip.retain(|k, _| IP_KEYS.contains(&k.as_str()));
     for (k, v) in object(diff, family)? {
         ip.insert(k.clone(), v.clone());
     }
@@ -289,6 +282,22 @@ pub fn merged_ip(
         ip.retain(|k, _| k == "enabled");
     }
     Ok(ip)
+}
+
+/// Whether a running interface of type `running` is one of type `desired`: nmstate shows a veth
+/// as `veth` and takes `ethernet` for it.
+pub fn same_type(running: &Json, desired: &Json) -> bool {
+    running == desired || running == "veth" && desired == "ethernet"
+}
+
+/// An interface's `mtu` (None: the state does not set it).
+pub fn mtu_of(mtu: Option<&Json>, name: &str) -> Result<Option<u32>, Uncovered> {
+    mtu.map(|m| {
+        m.as_u64()
+            .and_then(|m| u32::try_from(m).ok())
+            .ok_or_else(|| Uncovered(format!("{name}'s mtu {m}")))
+    })
+    .transpose()
 }
 
 /// A route of nmstate's JSON as NetworkManager stores it (nmstate's defaults filled in).

@@ -8,7 +8,9 @@
 
 use serde_json::{Value as Json, json};
 
-use crate::engine::profile_change::{IfaceChange, Uncovered, apply_to, merged_ip};
+use crate::engine::profile_change::{
+    IfaceChange, Uncovered, apply_to, merged_ip, mtu_of, same_type,
+};
 use crate::profile::{Settings, set};
 
 /// The keys of a new interface this module writes.
@@ -41,8 +43,7 @@ pub fn new_profile(
     }
     let kind = match (desired["type"].as_str(), running) {
         (Some("vlan"), None) => "vlan",
-        // nmstate shows a veth (the harness's NICs) as `veth`, and takes `ethernet` for one.
-        (Some("ethernet") | None, Some(r)) if r["type"] == "ethernet" || r["type"] == "veth" => {
+        (Some("ethernet") | None, Some(r)) if same_type(&r["type"], &json!("ethernet")) => {
             "802-3-ethernet"
         }
         (t, _) => {
@@ -88,14 +89,7 @@ pub fn new_profile(
         set(&mut s, "vlan", "flags", 1u32);
     }
     let mut change = IfaceChange::new(name);
-    change.mtu = match desired.get("mtu") {
-        None => None,
-        Some(m) => Some(
-            m.as_u64()
-                .and_then(|m| u32::try_from(m).ok())
-                .ok_or_else(|| Uncovered(format!("{name}'s mtu {m}")))?,
-        ),
-    };
+    change.mtu = mtu_of(desired.get("mtu"), name)?;
     let disabled = json!({"enabled": false});
     for (family, slot) in [("ipv4", &mut change.ipv4), ("ipv6", &mut change.ipv6)] {
         let now = running.map_or(&Json::Null, |r| &r[family]);

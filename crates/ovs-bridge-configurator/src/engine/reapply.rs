@@ -4,9 +4,10 @@
 //! against it (`gen_diff`); the project writes the changed profiles and reapplies them with
 //! `NM_DEVICE_REAPPLY_FLAGS_PRESERVE_EXTERNAL_IP`, adds and activates the new ones, inside its
 //! own checkpoint, and verifies them in the kernel ([`in_kernel`]; nmstate's `gen_diff` again
-//! where only NetworkManager's state shows it). nmstate's own apply reapplies without that flag, which removes every address
-//! and route NetworkManager did not configure: on br-ex, keepalived's VIPs (keepalived then gives
-//! them up) and OVN-Kubernetes' masquerade address and routes.
+//! where only NetworkManager's state shows it). nmstate's own apply reapplies without that flag,
+//! which removes every address and route NetworkManager did not configure: on br-ex,
+//! keepalived's VIPs (keepalived then gives them up) and OVN-Kubernetes' masquerade address and
+//! routes.
 //!
 //! What it relies on of nmstate is its public, documented API: `NetworkState::retrieve_async`
 //! with `set_running_config_only`, `gen_diff` (what `nmstatectl show`/`apply` themselves use),
@@ -16,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use nmstate::NetworkState;
 use selection::netlink::{ChangeStream, NetlinkReader};
+use serde_json::Value as Json;
 use zbus::zvariant::OwnedObjectPath;
 
 use crate::engine::change::{ChangeFailed, Failed, Lasting};
@@ -25,8 +27,8 @@ use crate::engine::profile_new;
 use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm, Store};
 use crate::profile::{self, Settings};
 
-/// How long nmstate may take to see a written change in place (an address NetworkManager sets a
-/// moment after the reapply returns, a DHCP method reaching its lease).
+/// How long a written change may take to be in place (an address NetworkManager sets a moment
+/// after the reapply returns, a DHCP method reaching its lease).
 const VERIFY_BOUND: Duration = Duration::from_secs(10);
 /// How often verification reads the state again within that bound.
 const VERIFY_EVERY: Duration = Duration::from_millis(100);
@@ -86,7 +88,7 @@ async fn running() -> Result<NetworkState, ChangeFailed> {
     Ok(now)
 }
 
-fn json(state: &NetworkState) -> Result<serde_json::Value, ChangeFailed> {
+fn json(state: &NetworkState) -> Result<Json, ChangeFailed> {
     serde_json::to_value(state).map_err(|e| ChangeFailed::Verify(format!("nmstate's state: {e}")))
 }
 
@@ -135,46 +137,9 @@ pub async fn plan(
         }
     };
     let json_now = json(&now)?;
-    let iface_in = |state: &serde_json::Value, name: &str| {
-        state["interfaces"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|i| i["name"] == name)
-            .cloned()
-    };
-    // A NIC no profile is active on, which the change brings up: a new profile, when no stored
-    // one names it (one that does is nmstate's to pick and activate).
-    let profileless: Vec<&crate::nm::Device> = devices
-        .iter()
-        .filter(|d| d.active_uuid.is_none() && NIC_TYPES.contains(&d.device_type))
-        .filter(|d| iface_in(&json_desired, &d.interface).is_some_and(|i| i["state"] != "absent"))
-        .collect();
-    if !profileless.is_empty() {
-        let profiles = nm
-            .profiles()
-            .await
-            .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?;
-        for d in profileless {
-            let name = d.interface.as_str();
-            if profiles
-                .iter()
-                .any(|p| profile::interface(&p.settings).as_deref() == Some(name))
-            {
-                return Ok(Err(Uncovered(format!("{name}'s inactive profile"))));
-            }
-            // Without a profile the running configuration may not show it: what nmstate merges
-            // with then is the kernel's (IPv4 off, IPv6 on where the kernel has it: link-local).
-            let running = iface_in(&json_now, name).unwrap_or_else(|| {
-                serde_json::json!({"name": name, "type": "ethernet",
-                    "ipv4": {"enabled": false}, "ipv6": {"enabled": kernel_ipv6(name)}})
-            });
-            let desired_iface = iface_in(&json_desired, name).unwrap_or_default();
-            match profile_new::new_profile(&desired_iface, Some(&running)) {
-                Ok(new) => creates.push(new),
-                Err(u) => return Ok(Err(u)),
-            }
-        }
+    match nic_profiles(nm, &devices, &json_desired, &json_now).await? {
+        Ok(new) => creates.extend(new),
+        Err(u) => return Ok(Err(u)),
     }
     // nmstate validated the new profiles' interfaces with the rest; what they are is written
     // above.
@@ -205,6 +170,60 @@ pub async fn plan(
     Ok(Ok(Plan { rewrites, creates }))
 }
 
+/// Interface `name` of a state in nmstate's JSON.
+fn iface_in(state: &Json, name: &str) -> Option<Json> {
+    state["interfaces"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|i| i["name"] == name)
+        .cloned()
+}
+
+/// New profiles for the NICs no profile is active on that `desired` brings up, when no stored
+/// profile names them (one that does is nmstate's to pick and activate).
+async fn nic_profiles(
+    nm: &Nm,
+    devices: &[crate::nm::Device],
+    desired: &Json,
+    running: &Json,
+) -> Result<Result<Vec<(Settings, IfaceChange)>, Uncovered>, ChangeFailed> {
+    let profileless: Vec<&crate::nm::Device> = devices
+        .iter()
+        .filter(|d| d.active_uuid.is_none() && NIC_TYPES.contains(&d.device_type))
+        .filter(|d| iface_in(desired, &d.interface).is_some_and(|i| i["state"] != "absent"))
+        .collect();
+    if profileless.is_empty() {
+        return Ok(Ok(Vec::new()));
+    }
+    let profiles = nm
+        .profiles()
+        .await
+        .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?;
+    let mut out = Vec::new();
+    for d in profileless {
+        let name = d.interface.as_str();
+        if profiles
+            .iter()
+            .any(|p| profile::interface(&p.settings).as_deref() == Some(name))
+        {
+            return Ok(Err(Uncovered(format!("{name}'s inactive profile"))));
+        }
+        // Without a profile the running configuration may not show it: what nmstate merges
+        // with then is the kernel's (IPv4 off, IPv6 on where the kernel has it: link-local).
+        let now = iface_in(running, name).unwrap_or_else(|| {
+            serde_json::json!({"name": name, "type": "ethernet",
+                "ipv4": {"enabled": false}, "ipv6": {"enabled": kernel_ipv6(name)}})
+        });
+        let asked = iface_in(desired, name).unwrap_or_default();
+        match profile_new::new_profile(&asked, Some(&now)) {
+            Ok(new) => out.push(new),
+            Err(u) => return Ok(Err(u)),
+        }
+    }
+    Ok(Ok(out))
+}
+
 /// `NM_DEVICE_TYPE_ETHERNET` and `NM_DEVICE_TYPE_VETH`: devices an ethernet profile activates on.
 const NIC_TYPES: [u32; 2] = [1, 20];
 
@@ -220,7 +239,7 @@ async fn rewrite(
     nm: &Nm,
     devices: &[crate::nm::Device],
     change: &IfaceChange,
-    running: &serde_json::Value,
+    running: &Json,
 ) -> Result<Result<Option<Rewrite>, Uncovered>, ChangeFailed> {
     let name = &change.name;
     // br-ex is three devices to NetworkManager with a profile each (bridge, port, interface),
@@ -272,8 +291,8 @@ async fn rewrite(
     })))
 }
 
-/// Applies `plan` inside a checkpoint, verifies `desired` with nmstate, runs
-/// `check`, and commits only if all of that passed; rolls back otherwise.
+/// Applies `plan` inside a checkpoint, verifies it (in the kernel, or `desired` with nmstate's
+/// `gen_diff`), runs `check`, and commits only if all of that passed; rolls back otherwise.
 pub async fn apply<F, E>(
     nm: &Nm,
     desired: &NetworkState,

@@ -1,13 +1,13 @@
 //! The declarative mode (upstream nmstate-configuration.sh + nmstate.service): the user's
-//! NMState file defines br-ex; it is applied with the nmstate library (NetworkManager backend,
-//! its own checkpoint, verification, rollback on failure) and recorded in `applied`.
+//! NMState file defines br-ex; it is applied by the NMState [`engine`] (one checkpoint,
+//! verification, rollback on failure) and recorded in `applied`.
 //!
-//! Everything happens inside nmstate's one checkpoint: nmstate applies the file over whatever
-//! bridge the node has (the automatic one included; NetworkManager refuses a second checkpoint
-//! over the same devices, so the clean-up cannot come first in a checkpoint of our own), then,
-//! still uncommitted, the automatic mode's leftovers are removed, br-ex must carry the node
-//! IP and the probes that passed before must pass again (`probe`). Any failure
-//! rolls the node back to the bridge it had.
+//! Everything happens inside that one checkpoint: the file is applied over whatever bridge the
+//! node has (the automatic one included; NetworkManager refuses a second checkpoint over the same
+//! devices, so the clean-up cannot come first in a checkpoint of its own), then, still
+//! uncommitted, the automatic mode's leftovers are removed, br-ex must carry the node IP and the
+//! probes that passed before must pass again (`probe`). Any failure rolls the node back to the
+//! bridge it had.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

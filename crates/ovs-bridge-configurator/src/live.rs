@@ -1,9 +1,9 @@
 //! The day-2 path (`apply-live`): a desired NMState applied to the running node now, without a
 //! reboot. Refused when it takes the node's own plumbing away ([`guard`]) unless forced; one
-//! change at a time ([`lock`]); applied by the NMState [`engine`] and committed
-//! only if, within the live probe timeout, br-ex still carries the node IP and every probe that
-//! passed before the change passes again ([`probe`]: gateways, nameservers, API server, node
-//! readiness); otherwise rolled back, naming what failed.
+//! change at a time ([`lock`]); applied by the NMState [`engine`] and committed only if, within
+//! the live probe timeout, br-ex still carries the node IP and every probe that passed before the
+//! change passes again ([`probe`]: gateways, nameservers, API server, node readiness); otherwise
+//! rolled back, naming what failed.
 //!
 //! Persistence is deliberate: by default the change lives in NetworkManager's memory (profiles
 //! under /run) and the next boot has the profiles from before it; `--persist` writes keyfiles

@@ -2147,6 +2147,37 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
         log(&o)
     );
     back(&o);
+    // The same with a profile the change adds (ens5 has none): the rollback deletes it again.
+    let up3 = integration::Netns::new("up3").unwrap();
+    up3.veth_to("eth0", &c.node.ns, "ens5").unwrap();
+    let o = live(&format!(
+        "interfaces:
+- name: ens5
+  type: ethernet
+  state: up
+  ipv4: {{enabled: true, dhcp: false, address: [{{ip: 203.0.113.20, prefix-length: 24}}]}}
+{DEAD_DEFAULT_ROUTE}"
+    ));
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    assert!(
+        log(&o).contains(r#"adding profiles for ["ens5"]"#)
+            && log(&o).contains("was rolled back after"),
+        "{}",
+        log(&o)
+    );
+    back(&o);
+    let profiles = c
+        .node
+        .nm
+        .nmcli(&["-g", "NAME", "connection", "show"])
+        .unwrap();
+    assert!(!profiles.lines().any(|l| l == "ens5"), "{profiles}");
+    let ens5 = c
+        .node
+        .ns
+        .ip(&["-br", "addr", "show", "dev", "ens5"])
+        .unwrap();
+    assert!(!ens5.contains("203.0.113.20"), "{ens5}");
     // The gateway replaced by one that answers (a second address of the router): committed,
     // and back again the same way.
     c.up.ns.addr("br0", "198.51.100.254/24", &[]).unwrap();

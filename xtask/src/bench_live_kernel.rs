@@ -181,11 +181,7 @@ pub fn run() -> anyhow::Result<()> {
         bail!("apply exited {}\n{}", c.status, c.log);
     }
     node.sh(SWITCH_VLAN).map_err(anyhow::Error::msg)?;
-    let ours = format!(
-        "RUST_LOG={} {} apply-live",
-        std::env::var("BENCH_LOG").unwrap_or_else(|_| "info,nispor=error".into()),
-        bin.display()
-    );
+    let ours = format!("RUST_LOG={} {} apply-live", log_filter(), bin.display());
     let theirs = format!("{} apply", nmstatectl.display());
     let remove = format!(
         "cat > /run/x/novlan.yml <<'YAML'\n{NO_VLAN}YAML\n{theirs} /run/x/novlan.yml > /dev/null 2>&1"
@@ -237,12 +233,31 @@ pub fn run() -> anyhow::Result<()> {
         sorted[sorted.len() - 1]
     );
     drop(node);
+    run_boot()
+}
+
+/// The boot-time part alone: the per-host file through both tools on fresh nodes.
+pub fn run_boot() -> anyhow::Result<()> {
+    let bin = release_binary("ovs-bridge-configurator")?;
+    let nmstatectl = nmstatectl()?;
     // apply-nmstate reads the node's own file; the path the timing hands it is for nmstatectl.
-    let boot = format!(
-        "sh -c 'RUST_LOG=info,nispor=error {} apply-nmstate --retry-interval-secs 0'",
+    let ours = format!(
+        "sh -c 'RUST_LOG={} {} apply-nmstate --retry-interval-secs 0'",
+        log_filter(),
         bin.display()
     );
-    boot_files(&boot, &theirs)
+    let verbose = if std::env::var_os("BENCH_LOG").is_some() {
+        " -vv"
+    } else {
+        ""
+    };
+    let theirs = format!("{}{verbose} apply", nmstatectl.display());
+    boot_files(&ours, &theirs)
+}
+
+/// `BENCH_LOG`, else info without nispor's chatter.
+fn log_filter() -> String {
+    std::env::var("BENCH_LOG").unwrap_or_else(|_| "info,nispor=error".into())
 }
 
 /// The per-host file applied on a freshly booted node by `command` (given the file's path):
@@ -274,6 +289,9 @@ echo \"$rc $t0 $t1 $t2\""
         );
     }
     let (t0, t1, t2): (f64, f64, f64) = (t0.parse()?, t1.parse()?, t2.parse()?);
+    if std::env::var_os("BENCH_LOG").is_some() {
+        eprintln!("=== {command} {:.2}\n{}", t1 - t0, node.file("boot.log"));
+    }
     Ok((t1 - t0, t2 - t0))
 }
 

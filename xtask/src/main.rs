@@ -113,7 +113,11 @@ enum Bench {
     LiveApply,
     /// `apply-live` against plain `nmstatectl apply` on a real kernel (UML): an additive change
     /// and br-ex's MTU, medians and ratio; a change that cuts the node off, -> rolled back.
+    /// Then the per-host NMState file at boot (as `nmstate-file-kernel`).
     LiveApplyKernel,
+    /// The per-host NMState file at boot on fresh UML nodes: `apply-nmstate` against plain
+    /// `nmstatectl apply`, to exit and to the gateway answering.
+    NmstateFileKernel,
     /// Reaction to address moves and peer changes, render time and RSS with 5,000 Nodes.
     KeepalivedMonitor,
     /// The boot in real systemd: NetworkManager online -> kubelet-dependencies.target, each
@@ -165,6 +169,9 @@ fn main() -> anyhow::Result<()> {
             }
             if which.is_none_or(|w| w == Bench::LiveApplyKernel) {
                 bench_live_kernel::run()?;
+            }
+            if which == Some(Bench::NmstateFileKernel) {
+                bench_live_kernel::run_boot()?;
             }
             if which.is_none_or(|w| w == Bench::KeepalivedMonitor) {
                 bench_keepalived::run()?;

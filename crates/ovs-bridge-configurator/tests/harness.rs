@@ -839,6 +839,13 @@ fn declarative_nmstate_file_builds_br_ex_and_is_recorded() {
         "{}",
         log(&o)
     );
+    // A new bridge over a NIC that exists: the engine writes it, as nmstate would have.
+    assert!(
+        log(&o).contains("br-ex-br added and activated with its ports")
+            && log(&o).contains("ens3: ens3 moved under its new OVS port"),
+        "{}",
+        log(&o)
+    );
     assert!(
         wait_for(Duration::from_secs(5), || c.ready()),
         "{}",
@@ -863,6 +870,44 @@ fn declarative_nmstate_file_builds_br_ex_and_is_recorded() {
         "{}",
         log(&o)
     );
+}
+
+/// A per-host file on a node without br-ex whose new bridge does not carry the node IP: the
+/// engine wrote the bridge, its ports and the NIC moved under it, and the checkpoint takes all
+/// of it back (the new profiles deleted, the NIC's own profile and address back).
+#[test]
+fn a_new_bridge_that_fails_its_check_is_rolled_back_whole() {
+    if !require_root("a_new_bridge_that_fails_its_check") {
+        return;
+    }
+    let c = Case::new(true);
+    c.write_primary_ip();
+    let dir = c.etc.join("nmstate/openshift");
+    fs::create_dir_all(&dir).unwrap();
+    let wrong_ip = NMSTATE_BR_EX.replace("198.51.100.11", "198.51.100.99");
+    fs::write(dir.join("cluster.yml"), &wrong_ip).unwrap();
+    let o = c.run(&["apply-nmstate"]);
+    assert_eq!(o.status.code(), Some(1), "{}", log(&o));
+    assert!(
+        log(&o).contains("br-ex-br added and activated with its ports")
+            && log(&o).contains("does not carry the node IP 198.51.100.11"),
+        "{}",
+        log(&o)
+    );
+    assert!(!dir.join("applied").exists());
+    assert!(
+        wait_for(Duration::from_secs(15), || c.ens3_has_node_ip()),
+        "{}",
+        c.context(&o)
+    );
+    let names = c.profile_names();
+    assert!(
+        !names
+            .lines()
+            .any(|n| ["br-ex-br", "br-ex-port", "br-ex-if", "ens3-port"].contains(&n)),
+        "{names}"
+    );
+    assert!(c.reachable());
 }
 
 #[test]

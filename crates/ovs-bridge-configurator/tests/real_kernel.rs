@@ -308,6 +308,17 @@ fn a_per_host_nmstate_file_puts_br_ex_on_an_lacp_bond() {
         log.contains("gateway 198.51.100.1 answers through br-ex"),
         "{log}"
     );
+    // The engine wrote the new bridge and moved the bond under it, to disk (a boot's file
+    // lasts), as nmstate names the profiles.
+    assert!(
+        log.contains("br-ex-br added and activated with its ports")
+            && log.contains("bond0: bond0 moved under its new OVS port"),
+        "{log}"
+    );
+    node.sh("cd /etc/NetworkManager/system-connections
+         for p in br-ex-br br-ex-port bond0-port br-ex-if; do grep -q \"^id=$p$\" *; done
+         grep -q '^controller=bond0$\\|^master=bond0$' bond0.nmconnection")
+        .unwrap();
     let addr = node.sh("ip -br -4 addr show br-ex").unwrap();
     assert!(addr.contains(&format!("{NODE_IP}/24")), "{addr}");
     let dp = node.sh("ovs-dpctl show").unwrap();

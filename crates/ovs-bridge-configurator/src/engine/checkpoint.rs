@@ -2,9 +2,9 @@
 //! core every NMState path shares (boot-time `apply-nmstate`, and the day-2 live apply), each
 //! bringing its own checks (the br-ex check, the forwarding and other probes). A change of
 //! existing interfaces' MTU, IP settings and routes is written and reapplied by the project
-//! itself, keeping addresses and routes NetworkManager did not configure, and so is a new VLAN
-//! or a profile for a NIC that has none ([`reapply`]); any other change goes through nmstate's
-//! own apply. The checkpoint is kept alive while this process runs, so a crash is undone within
+//! itself, keeping addresses and routes NetworkManager did not configure, and so is a new VLAN,
+//! a profile for a NIC that has none, and a new OVS bridge over interfaces that exist
+//! ([`reapply`]); any other change goes through nmstate's own apply. The checkpoint is kept alive while this process runs, so a crash is undone within
 //! its timeout and a slow change never is.
 
 use std::convert::Infallible;
@@ -46,9 +46,10 @@ where
             Ok(plan) => {
                 let rewritten: Vec<&str> = plan.rewrites.iter().map(|r| r.iface.as_str()).collect();
                 let added: Vec<&str> = plan.creates.iter().map(|c| c.iface.as_str()).collect();
+                let bridges: Vec<&str> = plan.bridges.iter().map(|b| b.name.as_str()).collect();
                 tracing::info!(
                     "rewriting and reapplying the profiles of {rewritten:?}, adding profiles for \
-                     {added:?}"
+                     {added:?} and the OVS bridges {bridges:?}"
                 );
                 reapply::apply(nm, &state, plan, timeout, lasting, check).await
             }

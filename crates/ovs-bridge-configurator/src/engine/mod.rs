@@ -18,6 +18,7 @@ pub mod guard;
 pub mod in_kernel;
 pub mod profile_change;
 pub mod profile_new;
+pub mod profile_ovs;
 pub mod reapply;
 
 use std::net::IpAddr;

@@ -15,7 +15,7 @@ use std::net::IpAddr;
 use serde_json::{Map, Value as Json};
 use zbus::zvariant::{OwnedValue, Value};
 
-use crate::profile::{Section, Settings, val};
+use crate::profile::{Section, Settings, set, val};
 
 /// A part of the diff this module does not turn into profile settings (named for the log).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -33,6 +33,9 @@ pub struct IfaceChange {
     /// Every static route through the interface as it is to be, when they change.
     pub routes4: Option<Vec<Route>>,
     pub routes6: Option<Vec<Route>>,
+    /// The OVS bridge the interface becomes a port of (one the same change creates: the
+    /// caller checks that).
+    pub controller: Option<String>,
 }
 
 /// A static route as NetworkManager stores it (`route-data`).
@@ -45,7 +48,7 @@ pub struct Route {
     pub table: u32,
 }
 
-const IFACE_KEYS: &[&str] = &["name", "type", "state", "mtu", "ipv4", "ipv6"];
+const IFACE_KEYS: &[&str] = &["name", "type", "state", "mtu", "ipv4", "ipv6", "controller"];
 const IP_KEYS: &[&str] = &[
     "enabled",
     "dhcp",
@@ -73,8 +76,14 @@ fn object<'v>(v: &'v Json, what: &str) -> Result<&'v Map<String, Json>, Uncovere
 
 /// The changes `diff` (nmstate's `gen_diff` of `desired` against `running`, all as nmstate's
 /// JSON) makes to interfaces that exist in `running` (read with `set_running_config_only`: no
-/// dynamic addresses or routes, which are not the profile's).
-pub fn changes(diff: &Json, desired: &Json, running: &Json) -> Result<Vec<IfaceChange>, Uncovered> {
+/// dynamic addresses or routes, which are not the profile's), and the routes it puts through
+/// `new` interfaces (those the same change creates, left out of `diff`'s interfaces).
+pub fn changes(
+    diff: &Json,
+    desired: &Json,
+    running: &Json,
+    new: &[&str],
+) -> Result<Vec<IfaceChange>, Uncovered> {
     for (key, v) in object(diff, "the change")? {
         if !is_empty(v) && key != "interfaces" && key != "routes" {
             return Err(Uncovered(format!("`{key}`")));
@@ -103,6 +112,12 @@ pub fn changes(diff: &Json, desired: &Json, running: &Json) -> Result<Vec<IfaceC
                 *slot = Some(merged_ip(&now[family], ip, name, family)?);
             }
         }
+        if let Some(c) = iface.get("controller") {
+            match c.as_str() {
+                Some(c) if !c.is_empty() => change.controller = Some(c.to_owned()),
+                _ => return Err(Uncovered(format!("{name} detached from its controller"))),
+            }
+        }
         out.insert(name.to_owned(), change);
     }
     let (running_routes, changed_routes) = (
@@ -118,7 +133,7 @@ pub fn changes(diff: &Json, desired: &Json, running: &Json) -> Result<Vec<IfaceC
         let Some(dev) = str_of(r_obj, "next-hop-interface") else {
             return Err(Uncovered("a route without next-hop-interface".into()));
         };
-        if !running_ifaces.iter().any(|i| i["name"] == dev) {
+        if !running_ifaces.iter().any(|i| i["name"] == dev) && !new.contains(&dev) {
             return Err(Uncovered(format!("a route through new interface {dev}")));
         }
         // nmstate's diff lists a desired route left without a metric or table even when it is
@@ -212,6 +227,7 @@ impl IfaceChange {
             ipv6: None,
             routes4: None,
             routes6: None,
+            controller: None,
         }
     }
 }
@@ -373,6 +389,18 @@ pub fn apply_to(settings: &mut Settings, change: &IfaceChange) -> Result<(), Unc
             section.insert("route-data".to_owned(), route_data(routes));
         }
     }
+    if change.controller.is_some() {
+        // A port of an OVS bridge, as nmstate writes one: its controller is the OVS port of
+        // its own name, and it has no IP configuration of its own.
+        set(settings, "connection", "master", change.name.as_str());
+        set(settings, "connection", "slave-type", "ovs-port");
+        settings.remove("ipv4");
+        settings.remove("ipv6");
+        // nmstate writes a controller it touches to bring its own ports up with it.
+        if ["bond", "team"].contains(&crate::profile::kind(settings).as_str()) {
+            set(settings, "connection", "autoconnect-slaves", 1i32);
+        }
+    }
     Ok(())
 }
 
@@ -512,6 +540,7 @@ routes:
             &serde_json::to_value(&diff).unwrap(),
             &serde_json::to_value(&desired).unwrap(),
             &serde_json::to_value(&running).unwrap(),
+            &[],
         )
     }
 
@@ -602,7 +631,7 @@ routes:
         let diff = desired.gen_diff(&running).unwrap();
         let [diff, desired, running] =
             [&diff, &desired, &running].map(|s| serde_json::to_value(s).unwrap());
-        let c = changes(&diff, &desired, &running).unwrap();
+        let c = changes(&diff, &desired, &running, &[]).unwrap();
         assert!(
             c.iter()
                 .all(|c| c.routes4.as_deref().is_none_or(|r| r.len() == 1)),
@@ -624,6 +653,99 @@ routes:
         assert!(changes_for(bridge_ports).is_err());
         let dns = "dns-resolver:\n  config:\n    server:\n    - 192.0.2.53\n";
         assert!(changes_for(dns).is_err());
+    }
+
+    /// The per-host file's shape on a node whose bond carries the node IP: the bond moves
+    /// under the new bridge (no IP of its own, its default route gone) and the route goes
+    /// through the new internal interface.
+    #[test]
+    fn a_bond_moves_under_a_new_bridge_and_the_route_through_its_interface() {
+        let running = NetworkState::new_from_yaml(
+            "interfaces:
+- name: bond0
+  type: bond
+  state: up
+  link-aggregation:
+    mode: 802.3ad
+    port: [e0, e1]
+  ipv4:
+    enabled: true
+    dhcp: false
+    address:
+    - ip: 198.51.100.20
+      prefix-length: 24
+routes:
+  config:
+  - destination: 0.0.0.0/0
+    next-hop-address: 198.51.100.1
+    next-hop-interface: bond0
+    metric: 300
+    table-id: 254
+",
+        )
+        .unwrap();
+        let desired = NetworkState::new_from_yaml(
+            "interfaces:
+- name: bond0
+  type: bond
+  state: up
+  ipv4:
+    enabled: false
+- name: br-ex
+  type: ovs-bridge
+  state: up
+  bridge:
+    port:
+    - name: bond0
+    - name: br-ex
+- name: br-ex
+  type: ovs-interface
+  state: up
+  ipv4:
+    enabled: true
+    address:
+    - ip: 198.51.100.20
+      prefix-length: 24
+routes:
+  config:
+  - destination: 0.0.0.0/0
+    next-hop-address: 198.51.100.1
+    next-hop-interface: br-ex
+",
+        )
+        .unwrap();
+        let mut diff = serde_json::to_value(desired.gen_diff(&running).unwrap()).unwrap();
+        // What the caller writes itself: the new interfaces.
+        diff["interfaces"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|i| i["name"] != "br-ex");
+        let c = changes(
+            &diff,
+            &serde_json::to_value(&desired).unwrap(),
+            &serde_json::to_value(&running).unwrap(),
+            &["br-ex"],
+        )
+        .unwrap();
+        let [bond, br_ex] = &c[..] else {
+            panic!("{c:?}")
+        };
+        assert_eq!(bond.name, "bond0");
+        assert_eq!(bond.controller.as_deref(), Some("br-ex"));
+        assert_eq!(bond.routes4.as_deref(), Some(&[][..]));
+        assert_eq!(br_ex.routes4.as_ref().map(Vec::len), Some(1));
+        let mut settings = Settings::new();
+        profile::set(&mut settings, "ipv4", "method", "manual");
+        apply_to(&mut settings, bond).unwrap();
+        assert_eq!(
+            profile::get_str(&settings, "connection", "master").as_deref(),
+            Some("bond0")
+        );
+        assert_eq!(
+            profile::get_str(&settings, "connection", "slave-type").as_deref(),
+            Some("ovs-port")
+        );
+        assert!(!settings.contains_key("ipv4"));
     }
 
     #[test]

@@ -1,10 +1,12 @@
-//! A profile for an interface no profile names yet: a new VLAN on an interface that exists, or a
-//! NIC NetworkManager has a device but no profile for (an address on a second NIC). Written by the
-//! project ([`crate::engine::reapply`]) like a changed profile, so such a day-2 change does not wait on
-//! nmstate's whole-state reads and one-second verification retries. The settings are what nmstate
-//! writes for the same YAML: a section the desired interface leaves out is the running one for a
-//! NIC (nmstate merges with the current state) and a disabled stack for a new VLAN (nmstate's
-//! default for a new interface). Anything else new (bonds, bridges, their ports) is nmstate's.
+//! A profile for an interface no profile names yet: a new VLAN on an interface that exists, a
+//! NIC NetworkManager has a device but no profile for (an address on a second NIC), or the
+//! internal interface of a new OVS bridge ([`crate::engine::profile_ovs`] writes the bridge and
+//! its ports). Written by the project ([`crate::engine::reapply`]) like a changed profile, so
+//! such a change does not wait on nmstate's whole-state reads and one-second verification
+//! retries. The settings are what nmstate writes for the same YAML: a section the desired
+//! interface leaves out is the running one for a NIC (nmstate merges with the current state) and
+//! a disabled stack for a new interface (nmstate's default). Anything else new (bonds, Linux
+//! bridges) is nmstate's.
 
 use serde_json::{Value as Json, json};
 
@@ -43,6 +45,7 @@ pub fn new_profile(
     }
     let kind = match (desired["type"].as_str(), running) {
         (Some("vlan"), None) => "vlan",
+        (Some("ovs-interface"), None) => "ovs-interface",
         (Some("ethernet") | None, Some(r)) if same_type(&r["type"], &json!("ethernet")) => {
             "802-3-ethernet"
         }
@@ -54,7 +57,13 @@ pub fn new_profile(
         }
     };
     let mut s = Settings::new();
-    set(&mut s, "connection", "id", name);
+    // nmstate's names: an OVS internal interface shares its name with its bridge and port.
+    let id = if kind == "ovs-interface" {
+        format!("{name}-if")
+    } else {
+        name.to_owned()
+    };
+    set(&mut s, "connection", "id", id.as_str());
     set(
         &mut s,
         "connection",
@@ -87,6 +96,12 @@ pub fn new_profile(
         set(&mut s, "vlan", "id", id);
         // REORDER_HEADERS, as nmstate and nmcli write it.
         set(&mut s, "vlan", "flags", 1u32);
+    }
+    if kind == "ovs-interface" {
+        // The port of its own name holds it (the bridge's port list names it).
+        set(&mut s, "connection", "master", name);
+        set(&mut s, "connection", "slave-type", "ovs-port");
+        set(&mut s, "ovs-interface", "type", "internal");
     }
     let mut change = IfaceChange::new(name);
     change.mtu = mtu_of(desired.get("mtu"), name)?;

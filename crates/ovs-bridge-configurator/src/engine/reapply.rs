@@ -1,6 +1,7 @@
 //! The project's own apply of a change to existing interfaces (what [`profile_change`] covers:
-//! MTU, IP settings, static routes) and of the profiles it adds ([`profile_new`]: a new VLAN, a
-//! NIC without one): nmstate reads the running state and validates and merges the desired one
+//! MTU, IP settings, static routes, becoming a port of a new OVS bridge) and of the profiles it
+//! adds ([`profile_new`]: a new VLAN, a NIC without one, an OVS internal interface;
+//! [`profile_ovs`]: a new OVS bridge and its ports): nmstate reads the running state and validates and merges the desired one
 //! against it (`gen_diff`); the project writes the changed profiles and reapplies them with
 //! `NM_DEVICE_REAPPLY_FLAGS_PRESERVE_EXTERNAL_IP`, adds and activates the new ones, inside its
 //! own checkpoint, and verifies them in the kernel ([`in_kernel`]; nmstate's `gen_diff` again
@@ -24,6 +25,7 @@ use crate::engine::change::{ChangeFailed, Failed, Lasting};
 use crate::engine::in_kernel;
 use crate::engine::profile_change::{self, IfaceChange, Uncovered};
 use crate::engine::profile_new;
+use crate::engine::profile_ovs::{self, NewBridge};
 use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm, Store};
 use crate::profile::{self, Settings};
 
@@ -59,6 +61,9 @@ pub struct Rewrite {
     /// The profile before the change, and where it was stored.
     old: Settings,
     old_store: Store,
+    /// It becomes a port of a new OVS bridge: activated under it, as a changed controller
+    /// cannot be reapplied.
+    moved: bool,
     /// What the kernel shows once it is in place (None: nmstate's verification tells).
     expected: Option<in_kernel::Expected>,
 }
@@ -69,14 +74,17 @@ pub struct Create {
     pub iface: String,
     settings: Settings,
     expected: Option<in_kernel::Expected>,
+    /// Activated by itself (not: a new bridge's internal interface, which its port brings up).
+    activate: bool,
 }
 
-/// What the own apply would do: the profiles it rewrites and those it adds (none: nothing to
-/// change).
+/// What the own apply would do: the profiles it rewrites, the interfaces and the OVS bridges it
+/// adds (none: nothing to change).
 #[derive(Debug)]
 pub struct Plan {
     pub rewrites: Vec<Rewrite>,
     pub creates: Vec<Create>,
+    pub bridges: Vec<NewBridge>,
 }
 
 /// The running configuration as nmstate reads it (no dynamic addresses or routes: not the
@@ -106,9 +114,17 @@ pub async fn plan(
     let json_desired = json(desired)?;
     let is_device = |name: &str| devices.iter().any(|d| d.interface == name);
     let mut creates = Vec::new();
+    let mut bridges = Vec::new();
     for iface in json_desired["interfaces"].as_array().into_iter().flatten() {
         let name = iface["name"].as_str().unwrap_or_default();
         if iface["state"] == "absent" || is_device(name) {
+            continue;
+        }
+        if iface["type"] == "ovs-bridge" {
+            match profile_ovs::new_bridge(iface) {
+                Ok(b) => bridges.push(b),
+                Err(u) => return Ok(Err(u)),
+            }
             continue;
         }
         let parent = iface["vlan"]["base-iface"].as_str().unwrap_or_default();
@@ -121,6 +137,9 @@ pub async fn plan(
             Ok(new) => creates.push(new),
             Err(u) => return Ok(Err(u)),
         }
+    }
+    if let Err(u) = ports_known(&bridges, &creates, is_device) {
+        return Ok(Err(u));
     }
     // nmstate's own apply reports its own errors (it reads and merges the same way), so a state
     // nmstate cannot read or compare here is left to it.
@@ -145,14 +164,30 @@ pub async fn plan(
     // above.
     let mut json_diff = json(&diff)?;
     if let Some(ifaces) = json_diff["interfaces"].as_array_mut() {
-        ifaces.retain(|i| !creates.iter().any(|(_, c)| i["name"] == c.name.as_str()));
+        ifaces.retain(|i| {
+            !creates.iter().any(|(_, c)| i["name"] == c.name.as_str())
+                && !bridges.iter().any(|b| i["name"] == b.name.as_str())
+        });
     }
-    let changes = match profile_change::changes(&json_diff, &json_desired, &json_now) {
+    let new: Vec<&str> = creates.iter().map(|(_, c)| c.name.as_str()).collect();
+    let changes = match profile_change::changes(&json_diff, &json_desired, &json_now, &new) {
         Ok(c) => c,
         Err(u) => return Ok(Err(u)),
     };
+    if let Err(u) = ports_moved(&bridges, &changes, is_device) {
+        return Ok(Err(u));
+    }
     let mut rewrites = Vec::new();
     for change in &changes {
+        // Routes through a new interface: written into its new profile.
+        if let Some((settings, created)) = creates.iter_mut().find(|(_, c)| c.name == change.name) {
+            created.routes4.clone_from(&change.routes4);
+            created.routes6.clone_from(&change.routes6);
+            if let Err(u) = profile_change::apply_to(settings, created) {
+                return Ok(Err(u));
+            }
+            continue;
+        }
         match rewrite(nm, &devices, change, &json_now).await? {
             Ok(Some(r)) => rewrites.push(r),
             Ok(None) => {}
@@ -164,10 +199,72 @@ pub async fn plan(
         .map(|(settings, change)| Create {
             iface: change.name.clone(),
             expected: in_kernel::expected(&change, &json_now),
+            activate: profile::kind(&settings) != "ovs-interface",
             settings,
         })
         .collect();
-    Ok(Ok(Plan { rewrites, creates }))
+    Ok(Ok(Plan {
+        rewrites,
+        creates,
+        bridges,
+    }))
+}
+
+/// Every port of a new bridge is its new internal interface or an interface that exists, and
+/// every new internal interface is a port of a new bridge (else nmstate's to create).
+fn ports_known(
+    bridges: &[NewBridge],
+    creates: &[(Settings, IfaceChange)],
+    is_device: impl Fn(&str) -> bool,
+) -> Result<(), Uncovered> {
+    let internal = |name: &str| {
+        creates
+            .iter()
+            .any(|(s, c)| c.name == name && profile::kind(s) == "ovs-interface")
+    };
+    for b in bridges {
+        if let Some(p) = b.ports.iter().find(|p| !internal(p) && !is_device(p)) {
+            return Err(Uncovered(format!("{}'s new port {p}", b.name)));
+        }
+    }
+    match creates.iter().find(|(s, c)| {
+        profile::kind(s) == "ovs-interface" && !bridges.iter().any(|b| b.ports.contains(&c.name))
+    }) {
+        Some((_, c)) => Err(Uncovered(format!(
+            "new OVS interface {} on a bridge that exists",
+            c.name
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Every interface that exists and a new bridge takes as a port moves under it in `changes`,
+/// and nothing moves under a bridge that is not new.
+fn ports_moved(
+    bridges: &[NewBridge],
+    changes: &[IfaceChange],
+    is_device: impl Fn(&str) -> bool,
+) -> Result<(), Uncovered> {
+    for c in changes {
+        if let Some(to) = &c.controller
+            && !bridges
+                .iter()
+                .any(|b| b.name == *to && b.ports.contains(&c.name))
+        {
+            return Err(Uncovered(format!("{} moved under {to}", c.name)));
+        }
+    }
+    for b in bridges {
+        let moved = |p: &String| {
+            changes
+                .iter()
+                .any(|c| c.name == *p && c.controller.as_deref() == Some(b.name.as_str()))
+        };
+        if let Some(p) = b.ports.iter().find(|p| is_device(p) && !moved(p)) {
+            return Err(Uncovered(format!("{}'s port {p} left where it is", b.name)));
+        }
+    }
+    Ok(())
 }
 
 /// Interface `name` of a state in nmstate's JSON.
@@ -287,6 +384,7 @@ async fn rewrite(
         settings: new,
         old,
         old_store,
+        moved: change.controller.is_some(),
         expected: in_kernel::expected(change, running),
     })))
 }
@@ -316,22 +414,9 @@ where
     };
     let mut written = Vec::new();
     let mut added = Vec::new();
-    let mut outcome = Ok(());
-    for r in &plan.rewrites {
-        written.push(r);
-        if let Err(e) = write(nm, &r.profile, &r.device, &r.settings, store).await {
-            outcome = Err(Failed::Change(e));
-            break;
-        }
-    }
-    if outcome.is_ok() {
-        for c in &plan.creates {
-            if let Err(e) = add(nm, c, store, &mut added).await {
-                outcome = Err(Failed::Change(e));
-                break;
-            }
-        }
-    }
+    let mut outcome = change(nm, &plan, store, &mut written, &mut added)
+        .await
+        .map_err(Failed::Change);
     if outcome.is_ok() {
         let in_kernel: Option<Vec<&in_kernel::Expected>> = plan
             .rewrites
@@ -357,9 +442,28 @@ where
     // The previous profiles written back where they were and reapplied the same way: a
     // checkpoint rollback re-activates every device it restores, which removes what
     // NetworkManager did not configure (keepalived's VIPs among them). The checkpoint rolls
-    // back only what this could not put back (and a crash, by itself).
+    // back only what this could not put back (and a crash, by itself), and a new bridge with
+    // what moved under it: the moved interfaces are re-activated either way, and
+    // NetworkManager's rollback deletes the bridge's profiles and re-activates them in one go.
+    let restored = plan.bridges.is_empty()
+        && !plan.rewrites.iter().any(|r| r.moved)
+        && put_back(nm, &added, &written).await;
+    let done = if restored {
+        nm.checkpoint_destroy(&cp).await
+    } else {
+        nm.checkpoint_rollback(&cp).await
+    };
+    if let Err(e) = done {
+        tracing::error!("ending the change's checkpoint: {e}");
+    }
+    outcome
+}
+
+/// Deletes the profiles `added` and writes back those `written` (reapplied); whether all of
+/// that worked.
+async fn put_back(nm: &Nm, added: &[(String, OwnedObjectPath)], written: &[&Rewrite]) -> bool {
     let mut restored = true;
-    for (iface, path) in &added {
+    for (iface, path) in added {
         // NetworkManager takes a software device (a VLAN) down with its profile.
         if let Err(e) = nm.delete(path).await {
             tracing::warn!("{iface}: deleting the profile the change added: {e}");
@@ -372,18 +476,64 @@ where
             restored = false;
         }
     }
-    let done = if restored {
-        nm.checkpoint_destroy(&cp).await
-    } else {
-        nm.checkpoint_rollback(&cp).await
-    };
-    if let Err(e) = done {
-        tracing::error!("ending the change's checkpoint: {e}");
-    }
-    outcome
+    restored
 }
 
-/// Adds `c`'s profile (in `store`; recorded in `added` for a rollback) and activates it.
+/// Writes `plan` (in `store`): the rewrites that stay where they are, the new bridges' and
+/// interfaces' profiles, what moves under a new bridge, then the bridges and the moved
+/// interfaces activated (as nmstate orders them). What was written and added is recorded for a
+/// rollback.
+async fn change<'p>(
+    nm: &Nm,
+    plan: &'p Plan,
+    store: Store,
+    written: &mut Vec<&'p Rewrite>,
+    added: &mut Vec<(String, OwnedObjectPath)>,
+) -> Result<(), ChangeFailed> {
+    let failed = |e| ChangeFailed::NetworkManager(Box::new(e));
+    for r in plan.rewrites.iter().filter(|r| !r.moved) {
+        written.push(r);
+        write(nm, &r.profile, &r.device, &r.settings, store).await?;
+    }
+    let mut bridges = Vec::new();
+    for b in &plan.bridges {
+        for (i, settings) in b.profiles.iter().enumerate() {
+            let path = nm.add_stored(settings, store).await.map_err(failed)?;
+            added.push((b.name.clone(), path.clone()));
+            if i == 0 {
+                bridges.push((profile::id(settings), path));
+            }
+        }
+    }
+    for c in &plan.creates {
+        add(nm, c, store, added).await?;
+    }
+    let moved: Vec<&Rewrite> = plan.rewrites.iter().filter(|r| r.moved).collect();
+    for r in &moved {
+        written.push(r);
+        nm.update(&r.profile, &r.settings, store)
+            .await
+            .map_err(failed)?;
+    }
+    // A bridge brings its ports up, and they their internal interfaces.
+    for (id, path) in &bridges {
+        nm.activate(path, id, ACTIVATION_BOUND)
+            .await
+            .map_err(failed)?;
+        tracing::info!("{id} added and activated with its ports");
+    }
+    for r in moved {
+        let id = profile::id(&r.settings);
+        nm.activate(&r.profile, &id, ACTIVATION_BOUND)
+            .await
+            .map_err(failed)?;
+        tracing::info!("{}: {id} moved under its new OVS port", r.iface);
+    }
+    Ok(())
+}
+
+/// Adds `c`'s profile (in `store`; recorded in `added` for a rollback) and activates it unless
+/// its bridge brings it up.
 async fn add(
     nm: &Nm,
     c: &Create,
@@ -394,6 +544,10 @@ async fn add(
     let path = nm.add_stored(&c.settings, store).await.map_err(failed)?;
     added.push((c.iface.clone(), path.clone()));
     let id = profile::id(&c.settings);
+    if !c.activate {
+        tracing::info!("{}: {id} added", c.iface);
+        return Ok(());
+    }
     nm.activate(&path, &id, ACTIVATION_BOUND)
         .await
         .map_err(failed)?;

@@ -56,23 +56,13 @@ pub fn new_profile(
             )));
         }
     };
-    let mut s = Settings::new();
     // nmstate's names: an OVS internal interface shares its name with its bridge and port.
     let id = if kind == "ovs-interface" {
         format!("{name}-if")
     } else {
         name.to_owned()
     };
-    set(&mut s, "connection", "id", id.as_str());
-    set(
-        &mut s,
-        "connection",
-        "uuid",
-        uuid::Uuid::new_v4().to_string(),
-    );
-    set(&mut s, "connection", "type", kind);
-    set(&mut s, "connection", "interface-name", name);
-    set(&mut s, "connection", "autoconnect", true);
+    let mut s = connection(&id, kind, name);
     if kind == "vlan" {
         let vlan = &desired["vlan"];
         let (Some(parent), Some(id)) = (
@@ -118,6 +108,23 @@ pub fn new_profile(
     }
     apply_to(&mut s, &change)?;
     Ok((s, change))
+}
+
+/// A new profile's `connection` section: `id`, a new UUID, `kind`, on interface `iface`, up at
+/// boot.
+pub fn connection(id: &str, kind: &str, iface: &str) -> Settings {
+    let mut s = Settings::new();
+    set(&mut s, "connection", "id", id);
+    set(
+        &mut s,
+        "connection",
+        "uuid",
+        uuid::Uuid::new_v4().to_string(),
+    );
+    set(&mut s, "connection", "type", kind);
+    set(&mut s, "connection", "interface-name", iface);
+    set(&mut s, "connection", "autoconnect", true);
+    s
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 use serde_json::Value as Json;
 
 use crate::engine::profile_change::Uncovered;
+use crate::engine::profile_new::connection;
 use crate::profile::{Settings, set};
 
 /// The keys of a new OVS bridge this module writes.
@@ -84,17 +85,7 @@ pub fn new_bridge(desired: &Json) -> Result<NewBridge, Uncovered> {
 
 /// A bridge's or port's profile: `kind`'s empty section, up at boot and bringing its ports up.
 fn profile(id: &str, kind: &str, iface: &str) -> Settings {
-    let mut s = Settings::new();
-    set(&mut s, "connection", "id", id);
-    set(
-        &mut s,
-        "connection",
-        "uuid",
-        uuid::Uuid::new_v4().to_string(),
-    );
-    set(&mut s, "connection", "type", kind);
-    set(&mut s, "connection", "interface-name", iface);
-    set(&mut s, "connection", "autoconnect", true);
+    let mut s = connection(id, kind, iface);
     set(&mut s, "connection", "autoconnect-slaves", 1i32);
     s.insert(kind.to_owned(), Default::default());
     s

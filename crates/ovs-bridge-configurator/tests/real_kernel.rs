@@ -333,6 +333,22 @@ fn a_per_host_nmstate_file_puts_br_ex_on_an_lacp_bond() {
     );
     node.sh("cmp /etc/nmstate/openshift/applied /etc/nmstate/openshift/$(hostname).yml")
         .unwrap();
+    // The profiles the engine wrote are the next boot's whole configuration: NetworkManager
+    // alone brings br-ex up on the bond again (the file is applied: nothing runs).
+    node.reboot()
+        .unwrap_or_else(|e| panic!("{e}\n{}", node.diagnostics()));
+    node.sh(&Uplink::Lacp.switch()).unwrap();
+    node.sh(&format!("{AWAIT_GATEWAY}await_gateway 60"))
+        .unwrap_or_else(|e| panic!("{e}\n{}", node.diagnostics()));
+    assert_eq!(
+        node.sh("ovs-vsctl list-ports br-ex").unwrap().trim(),
+        "bond0"
+    );
+    let addr = node.sh("ip -br -4 addr show br-ex").unwrap();
+    assert!(
+        addr.contains(&format!("{NODE_IP}/24")),
+        "after the reboot: {addr}"
+    );
 }
 
 #[test]

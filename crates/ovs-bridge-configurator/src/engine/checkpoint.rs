@@ -4,8 +4,9 @@
 //! existing interfaces' MTU, IP settings and routes is written and reapplied by the project
 //! itself, keeping addresses and routes NetworkManager did not configure, and so is a new VLAN,
 //! a profile for a NIC that has none, and a new OVS bridge over interfaces that exist
-//! ([`reapply`]); any other change goes through nmstate's own apply. The checkpoint is kept alive while this process runs, so a crash is undone within
-//! its timeout and a slow change never is.
+//! ([`reapply`]); any other change goes through nmstate's own apply. The checkpoint is kept
+//! alive while this process runs, so a crash is undone within its timeout and a slow change
+//! never is.
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -98,8 +99,8 @@ where
 }
 
 /// The dead man's switch: every third of `timeout`, the checkpoint this change made (the
-/// reapply's, or nmstate's inside its apply, with `timeout`) has its automatic rollback moved to `timeout`
-/// from now. A slow change, a bond renegotiating or probes waiting out their bound are never
+/// reapply's, or nmstate's inside its apply, with `timeout`) has its automatic rollback moved
+/// to `timeout` from now. A slow change, a bond renegotiating or probes waiting out their bound are never
 /// rolled back under it; a kill -9 at any moment is, at most `timeout` later. What it costs:
 /// NetworkManager must answer one call every third of `timeout` (it does in milliseconds, also
 /// while it activates devices); one that cannot for two thirds of it gets the change rolled back.

@@ -1,5 +1,5 @@
-//! Whether a profile change the project wrote and reapplied ([`crate::engine::reapply`]) has reached the
-//! kernel, read from netlink: the interface's MTU, its static addresses (those added there, and
+//! Whether a profile change the project wrote and reapplied ([`crate::engine::reapply`]) has
+//! reached the kernel, read from netlink: the interface's MTU, its static addresses (those added there, and
 //! those the change dropped gone) and the static routes through it (likewise), in the tables the
 //! change names. That is what nmstate's verification would find different after a reapply
 //! NetworkManager accepted, without nmstate's read of the whole state (every link's ethtool and

@@ -1,14 +1,14 @@
 //! The project's own apply of a change to existing interfaces (what [`profile_change`] covers:
 //! MTU, IP settings, static routes, becoming a port of a new OVS bridge) and of the profiles it
 //! adds ([`profile_new`]: a new VLAN, a NIC without one, an OVS internal interface;
-//! [`profile_ovs`]: a new OVS bridge and its ports): nmstate reads the running state and validates and merges the desired one
-//! against it (`gen_diff`); the project writes the changed profiles and reapplies them with
-//! `NM_DEVICE_REAPPLY_FLAGS_PRESERVE_EXTERNAL_IP`, adds and activates the new ones, inside its
-//! own checkpoint, and verifies them in the kernel ([`in_kernel`]; nmstate's `gen_diff` again
-//! where only NetworkManager's state shows it). nmstate's own apply reapplies without that flag,
-//! which removes every address and route NetworkManager did not configure: on br-ex,
-//! keepalived's VIPs (keepalived then gives them up) and OVN-Kubernetes' masquerade address and
-//! routes.
+//! [`profile_ovs`]: a new OVS bridge and its ports): nmstate reads the running state and
+//! validates and merges the desired one against it (`gen_diff`); the project writes the
+//! changed profiles and reapplies them with `NM_DEVICE_REAPPLY_FLAGS_PRESERVE_EXTERNAL_IP`,
+//! adds and activates the new ones, inside its own checkpoint, and verifies them in the kernel
+//! ([`in_kernel`]; nmstate's `gen_diff` again where only NetworkManager's state shows it).
+//! nmstate's own apply reapplies without that flag, which removes every address and route
+//! NetworkManager did not configure: on br-ex, keepalived's VIPs (keepalived then gives them up)
+//! and OVN-Kubernetes' masquerade address and routes.
 //!
 //! What it relies on of nmstate is its public, documented API: `NetworkState::retrieve_async`
 //! with `set_running_config_only`, `gen_diff` (what `nmstatectl show`/`apply` themselves use),

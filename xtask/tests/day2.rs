@@ -297,6 +297,13 @@ fn a_new_cluster_yml_is_applied_once_on_the_next_boot() {
             .any(|l| l.contains("NetworkManager[") && l.contains("checkpoint")),
         "applied inside a checkpoint\n{ctx}"
     );
+    // ens3's profile holds the node's DNS server: nmstate's apply, which keeps it.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("ens3's ipv4 DNS settings, which nmstate moves")),
+        "{ctx}"
+    );
     assert_eq!(
         std::fs::read_to_string(node.path("nmstate/openshift/applied")).unwrap(),
         NMSTATE_BR_EX

@@ -377,6 +377,17 @@ async fn rewrite(
     if let Err(u) = profile_change::apply_to(&mut new, change) {
         return Ok(Err(u));
     }
+    // nmstate keeps the node's static DNS servers when the interface whose profile holds them
+    // loses its IP configuration (it writes them into another interface's profile, which it
+    // picks by its own rules): such a change is nmstate's, or the node would boot without them.
+    if let Some(family) = ["ipv4", "ipv6"]
+        .into_iter()
+        .find(|f| has_dns(&old, f) && !has_ip(&new, f))
+    {
+        return Ok(Err(Uncovered(format!(
+            "{name}'s {family} DNS settings, which nmstate moves with its IP configuration"
+        ))));
+    }
     Ok(Ok((new != old).then(|| Rewrite {
         iface: name.clone(),
         device: device.path.clone(),
@@ -387,6 +398,18 @@ async fn rewrite(
         moved: change.controller.is_some(),
         expected: in_kernel::expected(change, running),
     })))
+}
+
+/// Whether `s` holds static DNS settings (servers, search domains, options) for `family`.
+fn has_dns(s: &Settings, family: &str) -> bool {
+    ["dns", "dns-data", "dns-search", "dns-options"]
+        .iter()
+        .any(|k| profile::array_len(s, family, k) > 0)
+}
+
+/// Whether `s` configures `family` at all (not: no section, as a port has, or `disabled`).
+fn has_ip(s: &Settings, family: &str) -> bool {
+    s.contains_key(family) && profile::get_str(s, family, "method").as_deref() != Some("disabled")
 }
 
 /// Applies `plan` inside a checkpoint, verifies it (in the kernel, or `desired` with nmstate's
@@ -515,7 +538,10 @@ async fn change<'p>(
             .await
             .map_err(failed)?;
     }
-    // A bridge brings its ports up, and they their internal interfaces.
+    // A bridge brings its ports up, and they their internal interfaces. Each activation is
+    // waited for before the next is asked for (asking for the moved interface's while the
+    // bridge's was still under way, to start a bond's LACP a second sooner, failed a harness run
+    // under load).
     for (id, path) in &bridges {
         nm.activate(path, id, ACTIVATION_BOUND)
             .await
@@ -635,5 +661,22 @@ async fn verify(desired: &NetworkState) -> Result<(), ChangeFailed> {
             )));
         }
         tokio::time::sleep(VERIFY_EVERY).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dns_settings_are_seen_and_a_port_or_a_disabled_stack_has_no_ip() {
+        let mut s = Settings::new();
+        profile::set(&mut s, "ipv4", "method", "manual");
+        assert!(!has_dns(&s, "ipv4"));
+        profile::set(&mut s, "ipv4", "dns", vec![0x0164_33c6u32]);
+        assert!(has_dns(&s, "ipv4") && !has_dns(&s, "ipv6"));
+        assert!(has_ip(&s, "ipv4") && !has_ip(&s, "ipv6"));
+        profile::set(&mut s, "ipv4", "method", "disabled");
+        assert!(!has_ip(&s, "ipv4"));
     }
 }

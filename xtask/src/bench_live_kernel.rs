@@ -233,13 +233,15 @@ pub fn run() -> anyhow::Result<()> {
         sorted[sorted.len() - 1]
     );
     drop(node);
-    run_boot()
+    boot_part(&bin, &nmstatectl)
 }
 
 /// The boot-time part alone: the per-host file through both tools on fresh nodes.
 pub fn run_boot() -> anyhow::Result<()> {
-    let bin = release_binary("ovs-bridge-configurator")?;
-    let nmstatectl = nmstatectl()?;
+    boot_part(&release_binary("ovs-bridge-configurator")?, &nmstatectl()?)
+}
+
+fn boot_part(bin: &std::path::Path, nmstatectl: &std::path::Path) -> anyhow::Result<()> {
     // apply-nmstate reads the node's own file; the path the timing hands it is for nmstatectl.
     let ours = format!(
         "sh -c 'RUST_LOG={} {} apply-nmstate --retry-interval-secs 0'",

@@ -69,6 +69,14 @@ const ROUTE_KEYS: &[&str] = &[
     "state",
 ];
 
+/// A key of the mapping `v` that is not one of `known` (None: all are, or `v` is no mapping).
+pub fn unknown_key<'v>(v: &'v Json, known: &[&str]) -> Option<&'v str> {
+    v.as_object()?
+        .keys()
+        .map(String::as_str)
+        .find(|k| !known.contains(k))
+}
+
 fn object<'v>(v: &'v Json, what: &str) -> Result<&'v Map<String, Json>, Uncovered> {
     v.as_object()
         .ok_or_else(|| Uncovered(format!("{what} is not a mapping")))
@@ -667,6 +675,9 @@ routes:
   state: up
   link-aggregation:
     mode: 802.3ad
+    options:
+      miimon: 100
+      lacp_rate: fast
     port: [e0, e1]
   ipv4:
     enabled: true
@@ -674,6 +685,8 @@ routes:
     address:
     - ip: 198.51.100.20
       prefix-length: 24
+  ipv6:
+    enabled: false
 routes:
   config:
   - destination: 0.0.0.0/0
@@ -684,34 +697,9 @@ routes:
 ",
         )
         .unwrap();
+        // The per-host file the real-kernel test and the benchmark apply.
         let desired = NetworkState::new_from_yaml(
-            "interfaces:
-- name: bond0
-  type: bond
-  state: up
-  ipv4:
-    enabled: false
-- name: br-ex
-  type: ovs-bridge
-  state: up
-  bridge:
-    port:
-    - name: bond0
-    - name: br-ex
-- name: br-ex
-  type: ovs-interface
-  state: up
-  ipv4:
-    enabled: true
-    address:
-    - ip: 198.51.100.20
-      prefix-length: 24
-routes:
-  config:
-  - destination: 0.0.0.0/0
-    next-hop-address: 198.51.100.1
-    next-hop-interface: br-ex
-",
+            &integration::real_kernel::uplink::nmstate_br_ex_on_bond(["e0", "e1"]),
         )
         .unwrap();
         let mut diff = serde_json::to_value(desired.gen_diff(&running).unwrap()).unwrap();

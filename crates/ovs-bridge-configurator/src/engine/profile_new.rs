@@ -11,7 +11,7 @@
 use serde_json::{Value as Json, json};
 
 use crate::engine::profile_change::{
-    IfaceChange, Uncovered, apply_to, merged_ip, mtu_of, same_type,
+    IfaceChange, Uncovered, apply_to, merged_ip, mtu_of, same_type, unknown_key,
 };
 use crate::profile::{Settings, set};
 
@@ -28,13 +28,7 @@ pub fn new_profile(
     let name = desired["name"]
         .as_str()
         .ok_or_else(|| Uncovered("an unnamed interface".into()))?;
-    if let Some(key) = desired
-        .as_object()
-        .into_iter()
-        .flatten()
-        .map(|(k, _)| k)
-        .find(|k| !NEW_IFACE_KEYS.contains(&k.as_str()))
-    {
+    if let Some(key) = unknown_key(desired, NEW_IFACE_KEYS) {
         return Err(Uncovered(format!("new interface {name}'s `{key}`")));
     }
     if desired.get("state").is_some_and(|s| s != "up") {
@@ -73,13 +67,7 @@ pub fn new_profile(
                 "new VLAN {name} without base-iface and id"
             )));
         };
-        if let Some(key) = vlan
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(k, _)| k)
-            .find(|k| *k != "base-iface" && *k != "id")
-        {
+        if let Some(key) = unknown_key(vlan, &["base-iface", "id"]) {
             return Err(Uncovered(format!("new VLAN {name}'s `{key}`")));
         }
         set(&mut s, "vlan", "parent", parent);

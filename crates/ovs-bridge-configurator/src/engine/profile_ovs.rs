@@ -9,7 +9,7 @@
 
 use serde_json::Value as Json;
 
-use crate::engine::profile_change::Uncovered;
+use crate::engine::profile_change::{Uncovered, unknown_key};
 use crate::engine::profile_new::connection;
 use crate::profile::{Settings, set};
 
@@ -31,17 +31,7 @@ pub fn new_bridge(desired: &Json) -> Result<NewBridge, Uncovered> {
     let name = desired["name"]
         .as_str()
         .ok_or_else(|| Uncovered("an unnamed OVS bridge".into()))?;
-    let keys = |v: &Json| -> Vec<String> {
-        v.as_object()
-            .into_iter()
-            .flatten()
-            .map(|(k, _)| k.clone())
-            .collect()
-    };
-    if let Some(key) = keys(desired)
-        .into_iter()
-        .find(|k| !BRIDGE_KEYS.contains(&k.as_str()))
-    {
+    if let Some(key) = unknown_key(desired, BRIDGE_KEYS) {
         return Err(Uncovered(format!("new OVS bridge {name}'s `{key}`")));
     }
     if desired.get("state").is_some_and(|s| s != "up") {
@@ -50,7 +40,7 @@ pub fn new_bridge(desired: &Json) -> Result<NewBridge, Uncovered> {
             desired["state"]
         )));
     }
-    if let Some(key) = keys(&desired["bridge"]).into_iter().find(|k| k != "port") {
+    if let Some(key) = unknown_key(&desired["bridge"], &["port"]) {
         return Err(Uncovered(format!("new OVS bridge {name}'s `bridge.{key}`")));
     }
     let mut ports = Vec::new();
@@ -58,7 +48,7 @@ pub fn new_bridge(desired: &Json) -> Result<NewBridge, Uncovered> {
         let Some(port_name) = port["name"].as_str() else {
             return Err(Uncovered(format!("an unnamed port of {name}")));
         };
-        if let Some(key) = keys(port).into_iter().find(|k| k != "name") {
+        if let Some(key) = unknown_key(port, &["name"]) {
             return Err(Uncovered(format!("{name}'s port {port_name}'s `{key}`")));
         }
         ports.push(port_name.to_owned());

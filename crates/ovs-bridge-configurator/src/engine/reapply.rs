@@ -74,8 +74,14 @@ pub struct Create {
     pub iface: String,
     settings: Settings,
     expected: Option<in_kernel::Expected>,
-    /// Activated by itself (not: a new bridge's internal interface, which its port brings up).
-    activate: bool,
+}
+
+impl Create {
+    /// Whether it is activated by itself (not: a new bridge's internal interface, which its
+    /// port brings up).
+    fn activated_alone(&self) -> bool {
+        profile::kind(&self.settings) != "ovs-interface"
+    }
 }
 
 /// What the own apply would do: the profiles it rewrites, the interfaces and the OVS bridges it
@@ -199,7 +205,6 @@ pub async fn plan(
         .map(|(settings, change)| Create {
             iface: change.name.clone(),
             expected: in_kernel::expected(&change, &json_now),
-            activate: profile::kind(&settings) != "ovs-interface",
             settings,
         })
         .collect();
@@ -570,7 +575,7 @@ async fn add(
     let path = nm.add_stored(&c.settings, store).await.map_err(failed)?;
     added.push((c.iface.clone(), path.clone()));
     let id = profile::id(&c.settings);
-    if !c.activate {
+    if !c.activated_alone() {
         tracing::info!("{}: {id} added", c.iface);
         return Ok(());
     }

@@ -91,6 +91,15 @@ pub async fn wait_lacp(iface: &str) {
     }
 }
 
+/// Waits (up to [`LACP_SETTLE`], its ports at once) for the LACP ports of `bond` to settle after
+/// it was (re-)activated: the probes' bound after a change then starts from an uplink that
+/// negotiated, not from one whose partner is still deciding. Never fails.
+pub async fn wait_ports(bond: &str) {
+    let ports = std::fs::read_to_string(format!("/sys/class/net/{bond}/bonding/slaves"))
+        .unwrap_or_default();
+    futures_util::future::join_all(ports.split_whitespace().map(wait_lacp)).await;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2567,3 +2567,107 @@ fn a_live_mtu_change_on_br_ex_loses_no_ping() {
     assert!(lost.is_empty(), "echoes lost: {lost:?}\n{}", log(&o));
     assert!(c.ready() && c.reachable());
 }
+
+/// br-ex moved to `port` (a port change of a bridge that exists, nmstate.io/v1).
+fn br_ex_on(port: &str) -> String {
+    format!(
+        "interfaces:\n- name: br-ex\n  type: ovs-bridge\n  state: up\n  bridge:\n    port:\n    \
+         - name: {port}\n    - name: br-ex\n"
+    )
+}
+
+/// Issue 37: a port change of a bridge that exists, written by the engine, on a node whose br-ex
+/// a per-host NMState file built (one profile per interface, as nmstate leaves them). br-ex
+/// moved from ens3 to ens4 (the same network) is committed: ens4 under its new OVS port
+/// `ens4-port`, ens3 out of the bridge with no IP and its OVS port's profile deleted, as nmstate
+/// writes them, and until the next boot only (the deleted port's keyfile stays on disk). br-ex
+/// moved on to ens5, which reaches nothing, is rolled back whole: br-ex on ens4 again, ens4's
+/// port back, ens5's deleted.
+#[test]
+fn a_live_port_change_of_br_ex_is_committed_or_rolled_back_whole() {
+    if !require_root("a_live_port_change_of_br_ex") {
+        return;
+    }
+    let mut c = Case::new(true);
+    c.write_primary_ip();
+    let dir = c.etc.join("nmstate/openshift");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("cluster.yml"), NMSTATE_BR_EX).unwrap();
+    let o = c.run(&["apply"]);
+    assert!(o.status.success(), "{}", c.context(&o));
+    let Case { up, node, .. } = &mut c;
+    up.attach(&node.ns, "ens4", "52:54:00:c0:ef:02").unwrap();
+    let nowhere = integration::Netns::new("nowhere").unwrap();
+    nowhere.veth_to("eth0", &node.ns, "ens5").unwrap();
+    for nic in ["ens4", "ens5"] {
+        node.nm
+            .up_ethernet(nic, nic, &["ipv4.method", "disabled"])
+            .unwrap();
+    }
+    let ports = |c: &Case| c.node.ovs.vsctl(&["list-ports", "br-ex"]).unwrap();
+    let file = c.node.dir().join("move.yml");
+    let live = |yaml: &str| {
+        fs::write(&file, yaml).unwrap();
+        c.run(&["apply-live", file.to_str().unwrap()])
+    };
+
+    let o = live(&br_ex_on("ens4"));
+    eprintln!("br-ex onto ens4:\n{}", log(&o));
+    assert!(o.status.success(), "{}", c.context(&o));
+    for line in [
+        "ens3: ens3 detached from its OVS bridge",
+        "ens3: the profile of the OVS port it left deleted",
+        "ens4: ens4 moved under its new OVS port",
+        "applied and committed",
+    ] {
+        assert!(log(&o).contains(line), "{line:?} in\n{}", log(&o));
+    }
+    assert_eq!(ports(&c).trim(), "ens4");
+    assert!(c.ready() && c.reachable(), "{}", c.context(&o));
+    let names = c.profile_names();
+    assert!(
+        names.lines().any(|n| n == "ens4-port") && !names.lines().any(|n| n == "ens3-port"),
+        "{names}"
+    );
+    let ens3 = c
+        .node
+        .nm
+        .nmcli(&[
+            "-g",
+            "connection.master,ipv4.method,ipv6.method",
+            "c",
+            "show",
+            "ens3",
+        ])
+        .unwrap();
+    assert_eq!(
+        ens3.lines().collect::<Vec<_>>(),
+        ["", "disabled", "disabled"]
+    );
+    // Until the next boot: ens3-port's keyfile is still there for it.
+    let on_disk = fs::read_dir(c.node.view.nm_connections())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect::<Vec<_>>();
+    assert!(
+        on_disk.iter().any(|f| f.starts_with("ens3-port")),
+        "{on_disk:?}"
+    );
+
+    let o = live(&br_ex_on("ens5"));
+    eprintln!("br-ex onto ens5:\n{}", log(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", c.context(&o));
+    assert!(log(&o).contains("rolled back"), "{}", log(&o));
+    assert!(
+        wait_for(Duration::from_secs(15), || c.ready() && c.reachable()),
+        "{}",
+        c.context(&o)
+    );
+    assert_eq!(ports(&c).trim(), "ens4");
+    let names = c.profile_names();
+    assert!(
+        names.lines().any(|n| n == "ens4-port") && !names.lines().any(|n| n == "ens5-port"),
+        "{names}"
+    );
+    drop(nowhere);
+}

@@ -782,6 +782,12 @@ fn live_changes_on_an_lacp_bond_commit_or_roll_back() {
         log.contains("rolled back") && log.contains(GATEWAY),
         "the rollback names the gateway\n{log}"
     );
+    // Written by the engine: a port change of a bridge that exists.
+    assert!(
+        log.contains("detached from its OVS bridge")
+            && log.contains("bond0.300: bond0.300 activated"),
+        "{log}"
+    );
     node.sh(&format!("{AWAIT_GATEWAY}\nawait_gateway 30 > /dev/null"))
         .unwrap();
     let ports = node.sh("ovs-vsctl list-ports br-ex").unwrap();

@@ -41,7 +41,7 @@ where
     let change = async {
         // What the check needs (the probes that pass before the change) is found out while the
         // change is planned: both only read, and both wait (on answers, on a state read).
-        let (plan, prepared) = tokio::join!(reapply::plan(nm, &state), prepare);
+        let (plan, prepared) = tokio::join!(reapply::plan(nm, &state, lasting), prepare);
         let check = async move || check(prepared).await;
         match plan.map_err(Failed::Change)? {
             Ok(plan) => {
@@ -50,7 +50,7 @@ where
                 let bridges: Vec<&str> = plan.bridges.iter().map(|b| b.name.as_str()).collect();
                 tracing::info!(
                     "rewriting and reapplying the profiles of {rewritten:?}, adding profiles for \
-                     {added:?} and the OVS bridges {bridges:?}"
+                     {added:?} and the ports of the OVS bridges {bridges:?}"
                 );
                 reapply::apply(nm, &state, plan, timeout, lasting, check).await
             }

@@ -33,9 +33,11 @@ pub struct IfaceChange {
     /// Every static route through the interface as it is to be, when they change.
     pub routes4: Option<Vec<Route>>,
     pub routes6: Option<Vec<Route>>,
-    /// The OVS bridge the interface becomes a port of (one the same change creates: the
-    /// caller checks that).
+    /// The OVS bridge the interface becomes a port of (one the same change creates or gives a
+    /// new port: the caller checks that).
     pub controller: Option<String>,
+    /// It stops being a port of an OVS bridge (the caller sets its IP stacks off).
+    pub detached: bool,
 }
 
 /// A static route as NetworkManager stores it (`route-data`).
@@ -236,6 +238,7 @@ impl IfaceChange {
             routes4: None,
             routes6: None,
             controller: None,
+            detached: false,
         }
     }
 }
@@ -398,18 +401,38 @@ pub fn apply_to(settings: &mut Settings, change: &IfaceChange) -> Result<(), Unc
         }
     }
     if change.controller.is_some() {
-        // A port of an OVS bridge, as nmstate writes one: its controller is the OVS port of
-        // its own name, and it has no IP configuration of its own.
-        set(settings, "connection", "master", change.name.as_str());
-        set(settings, "connection", "slave-type", "ovs-port");
-        settings.remove("ipv4");
-        settings.remove("ipv6");
-        // nmstate writes a controller it touches to bring its own ports up with it.
-        if ["bond", "team"].contains(&crate::profile::kind(settings).as_str()) {
-            set(settings, "connection", "autoconnect-slaves", 1i32);
+        make_port(settings, &change.name);
+    }
+    if change.detached {
+        // Out of its bridge, as nmstate writes it: no controller, nothing of OVS, and a port's
+        // own ports brought up with it only if it is a controller itself.
+        for key in ["master", "slave-type", "controller", "port-type"] {
+            crate::profile::remove(settings, "connection", key);
+        }
+        settings.remove("ovs-interface");
+        settings.remove("ovs-external-ids");
+        if !is_controller(settings) {
+            crate::profile::remove(settings, "connection", "autoconnect-slaves");
         }
     }
     Ok(())
+}
+
+/// `settings` (the profile of interface `name`) made a port of an OVS bridge, as nmstate writes
+/// one: its controller is the OVS port of its own name, and it has no IP configuration.
+pub fn make_port(settings: &mut Settings, name: &str) {
+    set(settings, "connection", "master", name);
+    set(settings, "connection", "slave-type", "ovs-port");
+    settings.remove("ipv4");
+    settings.remove("ipv6");
+    // nmstate writes a controller it touches to bring its own ports up with it.
+    if is_controller(settings) {
+        set(settings, "connection", "autoconnect-slaves", 1i32);
+    }
+}
+
+fn is_controller(settings: &Settings) -> bool {
+    ["bond", "team"].contains(&crate::profile::kind(settings).as_str())
 }
 
 fn write_ip(s: &mut Section, family: &str, ip: &Map<String, Json>) -> Result<(), Uncovered> {
@@ -760,5 +783,33 @@ routes:
             profile::get_str(&settings, "connection", "id").as_deref(),
             Some("ovs-if-br-ex")
         );
+    }
+
+    #[test]
+    fn a_detached_port_has_no_controller_nothing_of_ovs_and_no_ip() {
+        let mut settings = Settings::new();
+        profile::set(&mut settings, "connection", "type", "802-3-ethernet");
+        profile::set(&mut settings, "connection", "master", "ens3");
+        profile::set(&mut settings, "connection", "slave-type", "ovs-port");
+        profile::set(&mut settings, "connection", "autoconnect-slaves", 1i32);
+        profile::set(&mut settings, "ovs-interface", "type", "system");
+        let off = Some(Map::from_iter([("enabled".to_owned(), Json::Bool(false))]));
+        let change = IfaceChange {
+            ipv4: off.clone(),
+            ipv6: off,
+            detached: true,
+            ..IfaceChange::new("ens3")
+        };
+        apply_to(&mut settings, &change).unwrap();
+        for key in ["master", "slave-type", "autoconnect-slaves"] {
+            assert!(!settings["connection"].contains_key(key), "{key}");
+        }
+        assert!(!settings.contains_key("ovs-interface"));
+        for family in ["ipv4", "ipv6"] {
+            assert_eq!(
+                profile::get_str(&settings, family, "method").as_deref(),
+                Some("disabled")
+            );
+        }
     }
 }

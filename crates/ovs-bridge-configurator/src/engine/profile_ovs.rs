@@ -1,11 +1,13 @@
-//! A new OVS bridge and its ports, as nmstate writes them for the same YAML: the bridge
-//! (`<name>-br`, no IP of its own, bringing its ports up with it) and one OVS port per entry of
-//! its port list (`<port>-port`, bringing up what it holds). What a port holds is either the
-//! bridge's internal interface (a new `ovs-interface` of the same state, written by
-//! [`crate::engine::profile_new`]) or an interface that exists, whose own profile is rewritten
-//! to sit under the port ([`crate::engine::profile_change`]'s `controller`): the per-host NMState
-//! file's br-ex on the node's bond. Bridge options, port options (VLAN tags, OVS bonds) and
-//! patch or DPDK ports are nmstate's.
+//! An OVS bridge's new ports, as nmstate writes them for the same YAML: for a new bridge, the
+//! bridge itself (`<name>-br`, no IP of its own, bringing its ports up with it), and for a new
+//! bridge or one that exists, one OVS port per new entry of its port list (`<port>-port`,
+//! bringing up what it holds). What a port holds is the bridge's new internal interface (a new
+//! `ovs-interface` of the same state, written by [`crate::engine::profile_new`]), a new VLAN,
+//! or an interface that exists, whose own profile is rewritten to sit under the port
+//! ([`crate::engine::profile_change`]'s `controller`): the per-host NMState file's br-ex on the
+//! node's bond. An interface a bridge that exists no longer lists is detached (its profile
+//! without a controller and without IP, its OVS port's profile deleted, as nmstate does).
+//! Bridge options, port options (VLAN tags, OVS bonds) and patch or DPDK ports are nmstate's.
 
 use serde_json::Value as Json;
 
@@ -13,35 +15,88 @@ use crate::engine::profile_change::{Uncovered, unknown_key};
 use crate::engine::profile_new::connection;
 use crate::profile::{Settings, set};
 
-/// The keys of a new OVS bridge this module writes.
+/// The keys of an OVS bridge of the desired state this module writes.
 const BRIDGE_KEYS: &[&str] = &["name", "type", "state", "bridge"];
 
-/// A new OVS bridge's profiles.
+/// An OVS bridge's new profiles and the interfaces it takes and lets go.
 #[derive(Debug)]
 pub struct NewBridge {
     pub name: String,
-    /// The bridge's profile, then its ports', in the order they are added.
+    /// Whether the bridge itself is new (then its profile comes first in `profiles`).
+    pub new: bool,
+    /// The bridge's profile if it is new, then its new ports', in the order they are added.
     pub profiles: Vec<Settings>,
-    /// The interfaces its ports hold, by name.
+    /// The interfaces its new ports hold, by name.
     pub ports: Vec<String>,
+    /// The interfaces its ports held that it no longer lists.
+    pub detached: Vec<String>,
 }
 
 /// The profiles of `desired`, a new `ovs-bridge` of the desired state (nmstate's JSON).
 pub fn new_bridge(desired: &Json) -> Result<NewBridge, Uncovered> {
+    let (name, ports) = port_list(desired, "new OVS bridge")?;
+    if ports.is_empty() {
+        return Err(Uncovered(format!("new OVS bridge {name} without ports")));
+    }
+    let mut bridge = profile(&format!("{name}-br"), "ovs-bridge", name);
+    set(&mut bridge, "ipv4", "method", "disabled");
+    set(&mut bridge, "ipv6", "method", "disabled");
+    let mut profiles = vec![bridge];
+    profiles.extend(ports.iter().map(|p| port(name, p)));
+    Ok(NewBridge {
+        name: name.to_owned(),
+        new: true,
+        profiles,
+        ports,
+        detached: Vec::new(),
+    })
+}
+
+/// The new ports of `desired`, an `ovs-bridge` of the desired state that runs as `running`,
+/// and the interfaces it lets go; None when its port list names the ports it has.
+pub fn port_changes(desired: &Json, running: &Json) -> Result<Option<NewBridge>, Uncovered> {
+    // No port list: nmstate keeps the ports it has.
+    if desired["bridge"].get("port").is_none() {
+        return Ok(None);
+    }
+    let (name, ports) = port_list(desired, "OVS bridge")?;
+    let mut now = Vec::new();
+    for p in running["bridge"]["port"].as_array().into_iter().flatten() {
+        let port_name = p["name"].as_str().unwrap_or_default();
+        // A port's own settings (a VLAN tag, an OVS bond) would be nmstate's to merge.
+        if let Some(key) = unknown_key(p, &["name"]) {
+            return Err(Uncovered(format!("{name}'s port {port_name}'s `{key}`")));
+        }
+        now.push(port_name.to_owned());
+    }
+    let added: Vec<String> = ports.iter().filter(|p| !now.contains(p)).cloned().collect();
+    let detached: Vec<String> = now.into_iter().filter(|p| !ports.contains(p)).collect();
+    if added.is_empty() && detached.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(NewBridge {
+        name: name.to_owned(),
+        new: false,
+        profiles: added.iter().map(|p| port(name, p)).collect(),
+        ports: added,
+        detached,
+    }))
+}
+
+/// `desired`'s name and the names of its ports (`what`: how an error names it), or what of it
+/// this module does not write.
+fn port_list<'d>(desired: &'d Json, what: &str) -> Result<(&'d str, Vec<String>), Uncovered> {
     let name = desired["name"]
         .as_str()
-        .ok_or_else(|| Uncovered("an unnamed OVS bridge".into()))?;
+        .ok_or_else(|| Uncovered(format!("an unnamed {what}")))?;
     if let Some(key) = unknown_key(desired, BRIDGE_KEYS) {
-        return Err(Uncovered(format!("new OVS bridge {name}'s `{key}`")));
+        return Err(Uncovered(format!("{what} {name}'s `{key}`")));
     }
     if desired.get("state").is_some_and(|s| s != "up") {
-        return Err(Uncovered(format!(
-            "new OVS bridge {name} {}",
-            desired["state"]
-        )));
+        return Err(Uncovered(format!("{what} {name} {}", desired["state"])));
     }
     if let Some(key) = unknown_key(&desired["bridge"], &["port"]) {
-        return Err(Uncovered(format!("new OVS bridge {name}'s `bridge.{key}`")));
+        return Err(Uncovered(format!("{what} {name}'s `bridge.{key}`")));
     }
     let mut ports = Vec::new();
     for port in desired["bridge"]["port"].as_array().into_iter().flatten() {
@@ -53,24 +108,15 @@ pub fn new_bridge(desired: &Json) -> Result<NewBridge, Uncovered> {
         }
         ports.push(port_name.to_owned());
     }
-    if ports.is_empty() {
-        return Err(Uncovered(format!("new OVS bridge {name} without ports")));
-    }
-    let mut bridge = profile(&format!("{name}-br"), "ovs-bridge", name);
-    set(&mut bridge, "ipv4", "method", "disabled");
-    set(&mut bridge, "ipv6", "method", "disabled");
-    let mut profiles = vec![bridge];
-    for port in &ports {
-        let mut s = profile(&format!("{port}-port"), "ovs-port", port);
-        set(&mut s, "connection", "master", name);
-        set(&mut s, "connection", "slave-type", "ovs-bridge");
-        profiles.push(s);
-    }
-    Ok(NewBridge {
-        name: name.to_owned(),
-        profiles,
-        ports,
-    })
+    Ok((name, ports))
+}
+
+/// The OVS port of `bridge` that holds `iface`, under nmstate's name for it.
+fn port(bridge: &str, iface: &str) -> Settings {
+    let mut s = profile(&format!("{iface}-port"), "ovs-port", iface);
+    set(&mut s, "connection", "master", bridge);
+    set(&mut s, "connection", "slave-type", "ovs-bridge");
+    s
 }
 
 /// A bridge's or port's profile: `kind`'s empty section, up at boot and bringing its ports up.
@@ -125,5 +171,31 @@ mod tests {
         let tagged = json!({"name": "br1", "type": "ovs-bridge", "state": "up",
             "bridge": {"port": [{"name": "e2", "vlan": {"mode": "access", "tag": 7}}]}});
         assert_eq!(new_bridge(&tagged).unwrap_err().0, "br1's port e2's `vlan`");
+    }
+
+    #[test]
+    fn a_bridge_that_exists_gets_its_new_ports_and_lets_go_of_the_others() {
+        let desired = json!({"name": "br-ex", "type": "ovs-bridge", "state": "up",
+            "bridge": {"port": [{"name": "bond0.300"}, {"name": "br-ex"}]}});
+        let running = json!({"name": "br-ex", "type": "ovs-bridge", "state": "up",
+            "bridge": {"port": [{"name": "bond0"}, {"name": "br-ex"}]}});
+        let b = port_changes(&desired, &running).unwrap().unwrap();
+        assert!(!b.new);
+        assert_eq!(b.ports, ["bond0.300"]);
+        assert_eq!(b.detached, ["bond0"]);
+        let ids: Vec<String> = b.profiles.iter().map(crate::profile::id).collect();
+        assert_eq!(ids, ["bond0.300-port"]);
+        // The ports it has, or no port list: nothing to do.
+        assert!(port_changes(&running, &running).unwrap().is_none());
+        let no_list = json!({"name": "br-ex", "type": "ovs-bridge", "state": "up"});
+        assert!(port_changes(&no_list, &running).unwrap().is_none());
+        // A port with settings of its own is nmstate's to merge.
+        let tagged = json!({"name": "br-ex", "type": "ovs-bridge", "state": "up",
+            "bridge": {"port": [{"name": "bond0", "vlan": {"mode": "access", "tag": 7}},
+                {"name": "br-ex"}]}});
+        assert_eq!(
+            port_changes(&desired, &tagged).unwrap_err().0,
+            "br-ex's port bond0's `vlan`"
+        );
     }
 }

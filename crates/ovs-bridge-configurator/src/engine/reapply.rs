@@ -61,8 +61,8 @@ pub struct Rewrite {
     /// The profile before the change, and where it was stored.
     old: Settings,
     old_store: Store,
-    /// It becomes a port of a new OVS bridge: activated under it, as a changed controller
-    /// cannot be reapplied.
+    /// It becomes a port of an OVS bridge or stops being one: activated, as a changed
+    /// controller cannot be reapplied.
     moved: bool,
     /// What the kernel shows once it is in place (None: nmstate's verification tells).
     expected: Option<in_kernel::Expected>,
@@ -84,13 +84,16 @@ impl Create {
     }
 }
 
-/// What the own apply would do: the profiles it rewrites, the interfaces and the OVS bridges it
-/// adds (none: nothing to change).
+/// What the own apply would do: the profiles it rewrites, the interfaces it adds, the OVS
+/// bridges it adds or gives new ports, and the OVS ports' profiles it deletes (none: nothing to
+/// change).
 #[derive(Debug)]
 pub struct Plan {
     pub rewrites: Vec<Rewrite>,
     pub creates: Vec<Create>,
     pub bridges: Vec<NewBridge>,
+    /// The profile (UUID) of the OVS port each detached interface leaves, by interface.
+    pub orphans: Vec<(String, String)>,
 }
 
 /// The running configuration as nmstate reads it (no dynamic addresses or routes: not the
@@ -110,6 +113,7 @@ fn json(state: &NetworkState) -> Result<Json, ChangeFailed> {
 pub async fn plan(
     nm: &Nm,
     desired: &NetworkState,
+    lasting: Lasting,
 ) -> Result<Result<Plan, Uncovered>, ChangeFailed> {
     let devices = nm
         .devices()
@@ -144,9 +148,6 @@ pub async fn plan(
             Err(u) => return Ok(Err(u)),
         }
     }
-    if let Err(u) = ports_known(&bridges, &creates, is_device) {
-        return Ok(Err(u));
-    }
     // nmstate's own apply reports its own errors (it reads and merges the same way), so a state
     // nmstate cannot read or compare here is left to it.
     let now = match running().await {
@@ -166,24 +167,49 @@ pub async fn plan(
         Ok(new) => creates.extend(new),
         Err(u) => return Ok(Err(u)),
     }
+    match port_changes(&json_desired, &json_now, is_device) {
+        Ok(changed) => bridges.extend(changed),
+        Err(u) => return Ok(Err(u)),
+    }
+    if let Err(u) = ports_known(&bridges, &creates, is_device) {
+        return Ok(Err(u));
+    }
+    if let Err(u) = new_ports(&bridges, &mut creates) {
+        return Ok(Err(u));
+    }
     // nmstate validated the new profiles' interfaces with the rest; what they are is written
     // above.
     let mut json_diff = json(&diff)?;
     if let Some(ifaces) = json_diff["interfaces"].as_array_mut() {
-        ifaces.retain(|i| {
-            !creates.iter().any(|(_, c)| i["name"] == c.name.as_str())
-                && !bridges.iter().any(|b| i["name"] == b.name.as_str())
-        });
+        let created = |i: &Json| creates.iter().any(|(_, c)| i["name"] == c.name.as_str());
+        let bridge =
+            |i: &Json| i["type"] == "ovs-bridge" && bridges.iter().any(|b| i["name"] == b.name);
+        ifaces.retain(|i| !created(i) && !bridge(i));
     }
     let new: Vec<&str> = creates.iter().map(|(_, c)| c.name.as_str()).collect();
-    let changes = match profile_change::changes(&json_diff, &json_desired, &json_now, &new) {
+    let mut changes = match profile_change::changes(&json_diff, &json_desired, &json_now, &new) {
         Ok(c) => c,
         Err(u) => return Ok(Err(u)),
     };
+    if let Err(u) = implied_moves(&bridges, &mut changes, &json_now, is_device) {
+        return Ok(Err(u));
+    }
     if let Err(u) = ports_moved(&bridges, &changes, is_device) {
         return Ok(Err(u));
     }
     let mut rewrites = Vec::new();
+    let mut orphans = Vec::new();
+    for b in &bridges {
+        for name in &b.detached {
+            match detach(nm, &devices, name, &json_now, lasting).await? {
+                Ok((r, orphan)) => {
+                    rewrites.push(r);
+                    orphans.push((name.clone(), orphan));
+                }
+                Err(u) => return Ok(Err(u)),
+            }
+        }
+    }
     for change in &changes {
         // Routes through a new interface: written into its new profile.
         if let Some((settings, created)) = creates.iter_mut().find(|(_, c)| c.name == change.name) {
@@ -212,23 +238,25 @@ pub async fn plan(
         rewrites,
         creates,
         bridges,
+        orphans,
     }))
 }
 
-/// Every port of a new bridge is its new internal interface or an interface that exists, and
-/// every new internal interface is a port of a new bridge (else nmstate's to create).
+/// Every new port of a bridge holds its new internal interface, a new VLAN or an interface that
+/// exists, and every new internal interface is a port of a new bridge (else nmstate's to
+/// create).
 fn ports_known(
     bridges: &[NewBridge],
     creates: &[(Settings, IfaceChange)],
     is_device: impl Fn(&str) -> bool,
 ) -> Result<(), Uncovered> {
-    let internal = |name: &str| {
-        creates
-            .iter()
-            .any(|(s, c)| c.name == name && profile::kind(s) == "ovs-interface")
+    let created = |name: &str| {
+        creates.iter().any(|(s, c)| {
+            c.name == name && ["ovs-interface", "vlan"].contains(&profile::kind(s).as_str())
+        })
     };
     for b in bridges {
-        if let Some(p) = b.ports.iter().find(|p| !internal(p) && !is_device(p)) {
+        if let Some(p) = b.ports.iter().find(|p| !created(p) && !is_device(p)) {
             return Err(Uncovered(format!("{}'s new port {p}", b.name)));
         }
     }
@@ -268,8 +296,168 @@ fn ports_moved(
         if let Some(p) = b.ports.iter().find(|p| is_device(p) && !moved(p)) {
             return Err(Uncovered(format!("{}'s port {p} left where it is", b.name)));
         }
+        if let Some(d) = b
+            .detached
+            .iter()
+            .find(|d| changes.iter().any(|c| c.name == **d))
+        {
+            return Err(Uncovered(format!(
+                "{d} detached from {} and changed",
+                b.name
+            )));
+        }
     }
     Ok(())
+}
+
+/// The moves under a bridge that its port list implies (nmstate's diff shows a controller only
+/// for an interface the desired state lists): an interface that exists and that a bridge's new
+/// port holds becomes its port. One with IP configuration is nmstate's (it drops it, and the
+/// routes through it, as it moves the interface).
+fn implied_moves(
+    bridges: &[NewBridge],
+    changes: &mut Vec<IfaceChange>,
+    running: &Json,
+    is_device: impl Fn(&str) -> bool,
+) -> Result<(), Uncovered> {
+    for b in bridges {
+        for p in b.ports.iter().filter(|p| is_device(p)) {
+            if let Some(c) = changes.iter_mut().find(|c| c.name == *p) {
+                c.controller.get_or_insert_with(|| b.name.clone());
+                continue;
+            }
+            let now = iface_in(running, p).unwrap_or_default();
+            if let Some(family) = ["ipv4", "ipv6"]
+                .into_iter()
+                .find(|f| now[f]["enabled"] == true)
+            {
+                return Err(Uncovered(format!(
+                    "{p}'s {family} configuration as it moves under {}",
+                    b.name
+                )));
+            }
+            changes.push(IfaceChange {
+                controller: Some(b.name.clone()),
+                ..IfaceChange::new(p)
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The port changes of the OVS bridges of `desired` that exist (`running`): new ports, and
+/// interfaces let go.
+fn port_changes(
+    desired: &Json,
+    running: &Json,
+    is_device: impl Fn(&str) -> bool,
+) -> Result<Vec<NewBridge>, Uncovered> {
+    let bridge_in = |state: &Json, name: &str| {
+        state["interfaces"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|i| i["name"] == name && i["type"] == "ovs-bridge")
+            .cloned()
+    };
+    let mut out = Vec::new();
+    for iface in desired["interfaces"].as_array().into_iter().flatten() {
+        let name = iface["name"].as_str().unwrap_or_default();
+        if iface["type"] != "ovs-bridge" || iface["state"] == "absent" || !is_device(name) {
+            continue;
+        }
+        let Some(now) = bridge_in(running, name) else {
+            return Err(Uncovered(format!("OVS bridge {name} as it runs")));
+        };
+        out.extend(profile_ovs::port_changes(iface, &now)?);
+    }
+    Ok(out)
+}
+
+/// The new VLANs that are new ports of a bridge, written as its ports (no IP of their own).
+fn new_ports(
+    bridges: &[NewBridge],
+    creates: &mut [(Settings, IfaceChange)],
+) -> Result<(), Uncovered> {
+    for b in bridges {
+        for (settings, change) in creates.iter_mut() {
+            if profile::kind(settings) != "vlan" || !b.ports.contains(&change.name) {
+                continue;
+            }
+            if let Some(family) = ["ipv4", "ipv6"].into_iter().find(|f| has_ip(settings, f)) {
+                return Err(Uncovered(format!(
+                    "{}'s {family} configuration as a port of {}",
+                    change.name, b.name
+                )));
+            }
+            profile_change::make_port(settings, &change.name);
+            change.controller = Some(b.name.clone());
+        }
+    }
+    Ok(())
+}
+
+/// The rewrite that takes `name` out of its OVS bridge (no controller, its IP stacks off, as
+/// nmstate writes it) and the UUID of the OVS port's profile it leaves, to delete. nmstate
+/// deletes that profile, and every other profile for the same interface, only for a change that
+/// outlives a reboot (a memory-only one leaves the port running empty); here it is deleted
+/// either way, until the next boot only for a change that lasts until then (see [`change`]),
+/// and another profile for the interface of a lasting change is nmstate's to delete.
+async fn detach(
+    nm: &Nm,
+    devices: &[crate::nm::Device],
+    name: &str,
+    running: &Json,
+    lasting: Lasting,
+) -> Result<Result<(Rewrite, String), Uncovered>, ChangeFailed> {
+    let failed = |e| ChangeFailed::NetworkManager(Box::new(e));
+    let off = || {
+        Some(serde_json::Map::from_iter([(
+            "enabled".into(),
+            false.into(),
+        )]))
+    };
+    let change = IfaceChange {
+        ipv4: off(),
+        ipv6: off(),
+        detached: true,
+        ..IfaceChange::new(name)
+    };
+    let r = match rewrite(nm, devices, &change, running).await? {
+        Ok(Some(r)) => r,
+        Ok(None) => {
+            return Ok(Err(Uncovered(format!(
+                "{name}'s profile, already detached"
+            ))));
+        }
+        Err(u) => return Ok(Err(u)),
+    };
+    let master = profile::get_str(&r.old, "connection", "master").unwrap_or_default();
+    let Some(port) = devices
+        .iter()
+        .filter(|d| d.device_type == DEVICE_TYPE_OVS_PORT)
+        .filter_map(|d| Some((d, d.active_uuid.as_ref()?)))
+        .find(|(d, uuid)| d.interface == master || **uuid == master)
+        .map(|(_, uuid)| uuid.clone())
+    else {
+        return Ok(Err(Uncovered(format!("{name}'s OVS port {master:?}"))));
+    };
+    if lasting == Lasting::UntilReboot {
+        return Ok(Ok((r, port)));
+    }
+    let (kind, uuid) = (profile::kind(&r.old), profile::uuid(&r.old));
+    let profiles = nm.profiles().await.map_err(failed)?;
+    if let Some(other) = profiles.iter().find(|p| {
+        profile::interface(&p.settings).as_deref() == Some(name)
+            && profile::kind(&p.settings) == kind
+            && profile::uuid(&p.settings) != uuid
+    }) {
+        return Ok(Err(Uncovered(format!(
+            "{name}'s other profile {}, which nmstate deletes",
+            profile::id(&other.settings)
+        ))));
+    }
+    Ok(Ok((r, port)))
 }
 
 /// Interface `name` of a state in nmstate's JSON.
@@ -400,7 +588,7 @@ async fn rewrite(
         settings: new,
         old,
         old_store,
-        moved: change.controller.is_some(),
+        moved: change.controller.is_some() || change.detached,
         expected: in_kernel::expected(change, running),
     })))
 }
@@ -507,10 +695,11 @@ async fn put_back(nm: &Nm, added: &[(String, OwnedObjectPath)], written: &[&Rewr
     restored
 }
 
-/// Writes `plan` (in `store`): the rewrites that stay where they are, the new bridges' and
-/// interfaces' profiles, what moves under a new bridge, then the bridges and the moved
-/// interfaces activated (as nmstate orders them). What was written and added is recorded for a
-/// rollback.
+/// Writes `plan` (in `store`): the rewrites that stay where they are, the bridges' and new
+/// interfaces' profiles, what moves under a bridge or out of one, the OVS ports left empty
+/// deleted; then activates the new bridges, the detached interfaces, the new interfaces (a new
+/// port comes up with the interface it holds) and the moved ones, as nmstate orders them. What
+/// was written and added is recorded for a rollback.
 async fn change<'p>(
     nm: &Nm,
     plan: &'p Plan,
@@ -528,13 +717,19 @@ async fn change<'p>(
         for (i, settings) in b.profiles.iter().enumerate() {
             let path = nm.add_stored(settings, store).await.map_err(failed)?;
             added.push((b.name.clone(), path.clone()));
-            if i == 0 {
+            if b.new && i == 0 {
                 bridges.push((profile::id(settings), path));
             }
         }
     }
+    let mut creates = Vec::new();
     for c in &plan.creates {
-        add(nm, c, store, added).await?;
+        let path = nm.add_stored(&c.settings, store).await.map_err(failed)?;
+        added.push((c.iface.clone(), path.clone()));
+        tracing::info!("{}: {} added", c.iface, profile::id(&c.settings));
+        if c.activated_alone() {
+            creates.push((c, path));
+        }
     }
     let moved: Vec<&Rewrite> = plan.rewrites.iter().filter(|r| r.moved).collect();
     for r in &moved {
@@ -543,15 +738,46 @@ async fn change<'p>(
             .await
             .map_err(failed)?;
     }
+    for (iface, uuid) in &plan.orphans {
+        if store == Store::Memory {
+            // Until the next boot: detached from its keyfile first, so that deleting it hides
+            // the keyfile until then (NetworkManager's tombstone under /run) instead of
+            // deleting it, and the next boot has the bridge as it was.
+            let port = nm.profile_by_uuid(uuid).await.map_err(failed)?;
+            nm.update(&port.path, &port.settings, Store::MemoryDetached)
+                .await
+                .map_err(failed)?;
+        }
+        nm.delete_uuid(uuid).await.map_err(failed)?;
+        tracing::info!("{iface}: the profile of the OVS port it left deleted");
+    }
     // A bridge brings its ports up, and they their internal interfaces. Each activation is
     // waited for before the next is asked for (asking for the moved interface's while the
     // bridge's was still under way, to start a bond's LACP a second sooner, failed a harness run
-    // under load).
+    // under load). A detached interface comes before the new ones: a new VLAN on it needs it.
     for (id, path) in &bridges {
         nm.activate(path, id, ACTIVATION_BOUND)
             .await
             .map_err(failed)?;
         tracing::info!("{id} added and activated with its ports");
+    }
+    let (detached, moved): (Vec<&Rewrite>, Vec<&Rewrite>) = moved
+        .into_iter()
+        .partition(|r| plan.orphans.iter().any(|(iface, _)| *iface == r.iface));
+    for r in detached {
+        let id = profile::id(&r.settings);
+        nm.activate(&r.profile, &id, ACTIVATION_BOUND)
+            .await
+            .map_err(failed)?;
+        tracing::info!("{}: {id} detached from its OVS bridge", r.iface);
+        settle(r).await;
+    }
+    for (c, path) in creates {
+        let id = profile::id(&c.settings);
+        nm.activate(&path, &id, ACTIVATION_BOUND)
+            .await
+            .map_err(failed)?;
+        tracing::info!("{}: {id} activated", c.iface);
     }
     for r in moved {
         let id = profile::id(&r.settings);
@@ -559,31 +785,18 @@ async fn change<'p>(
             .await
             .map_err(failed)?;
         tracing::info!("{}: {id} moved under its new OVS port", r.iface);
+        settle(r).await;
     }
     Ok(())
 }
 
-/// Adds `c`'s profile (in `store`; recorded in `added` for a rollback) and activates it unless
-/// its bridge brings it up.
-async fn add(
-    nm: &Nm,
-    c: &Create,
-    store: Store,
-    added: &mut Vec<(String, OwnedObjectPath)>,
-) -> Result<(), ChangeFailed> {
-    let failed = |e| ChangeFailed::NetworkManager(Box::new(e));
-    let path = nm.add_stored(&c.settings, store).await.map_err(failed)?;
-    added.push((c.iface.clone(), path.clone()));
-    let id = profile::id(&c.settings);
-    if !c.activated_alone() {
-        tracing::info!("{}: {id} added", c.iface);
-        return Ok(());
+/// A bond re-activated by the change (moved under a port or out of one): its LACP starts over,
+/// which takes seconds (about 9 on the UML node); waited for (up to [`crate::bond::LACP_SETTLE`])
+/// so that the probes' bound does not roll back a good change whose bond is still negotiating.
+async fn settle(r: &Rewrite) {
+    if profile::kind(&r.settings) == "bond" {
+        crate::bond::wait_ports(&r.iface).await;
     }
-    nm.activate(&path, &id, ACTIVATION_BOUND)
-        .await
-        .map_err(failed)?;
-    tracing::info!("{}: {id} added and activated", c.iface);
-    Ok(())
 }
 
 /// Writes one profile's `settings` (in `store`) and reapplies it on `device`, or

@@ -68,6 +68,17 @@ impl Case {
         cfg
     }
 
+    /// A static node (node IP written) whose per-host NMState file is `yaml`, and that file's
+    /// directory.
+    fn with_cluster_yml(yaml: &str) -> (Case, PathBuf) {
+        let c = Case::new(true);
+        c.write_primary_ip();
+        let dir = c.etc.join("nmstate/openshift");
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("cluster.yml"), yaml).unwrap();
+        (c, dir)
+    }
+
     fn write_primary_ip(&self) {
         let dir = self.node.view.run_dir().join("nodeip-configuration");
         fs::create_dir_all(&dir).unwrap();
@@ -825,11 +836,7 @@ fn declarative_nmstate_file_builds_br_ex_and_is_recorded() {
     if !require_root("declarative_nmstate_file_builds_br_ex") {
         return;
     }
-    let c = Case::new(true);
-    c.write_primary_ip();
-    let dir = c.etc.join("nmstate/openshift");
-    fs::create_dir_all(&dir).unwrap();
-    fs::write(dir.join("cluster.yml"), NMSTATE_BR_EX).unwrap();
+    let (c, dir) = Case::with_cluster_yml(NMSTATE_BR_EX);
     let o = c.run(&["apply"]);
     assert!(o.status.success(), "{}", c.context(&o));
     // The harness runs production's NetworkManager (1.52): nmstate, which checks the version at
@@ -880,12 +887,8 @@ fn a_new_bridge_that_fails_its_check_is_rolled_back_whole() {
     if !require_root("a_new_bridge_that_fails_its_check") {
         return;
     }
-    let c = Case::new(true);
-    c.write_primary_ip();
-    let dir = c.etc.join("nmstate/openshift");
-    fs::create_dir_all(&dir).unwrap();
     let wrong_ip = NMSTATE_BR_EX.replace("198.51.100.11", "198.51.100.99");
-    fs::write(dir.join("cluster.yml"), &wrong_ip).unwrap();
+    let (c, dir) = Case::with_cluster_yml(&wrong_ip);
     let o = c.run(&["apply-nmstate"]);
     assert_eq!(o.status.code(), Some(1), "{}", log(&o));
     assert!(
@@ -2588,11 +2591,7 @@ fn a_live_port_change_of_br_ex_is_committed_or_rolled_back_whole() {
     if !require_root("a_live_port_change_of_br_ex") {
         return;
     }
-    let mut c = Case::new(true);
-    c.write_primary_ip();
-    let dir = c.etc.join("nmstate/openshift");
-    fs::create_dir_all(&dir).unwrap();
-    fs::write(dir.join("cluster.yml"), NMSTATE_BR_EX).unwrap();
+    let (mut c, _) = Case::with_cluster_yml(NMSTATE_BR_EX);
     let o = c.run(&["apply"]);
     assert!(o.status.success(), "{}", c.context(&o));
     let Case { up, node, .. } = &mut c;

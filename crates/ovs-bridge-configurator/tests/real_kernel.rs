@@ -698,13 +698,15 @@ fn vlan_on_bond(id: u16, address: Option<&str>) -> String {
     )
 }
 
-/// Issue 27 on a real kernel, on the node converted onto an 802.3ad bond: three live changes.
-/// A VLAN the switch carries, with an address, added on the bond (committed; its peer answers;
-/// br-ex untouched). br-ex's MTU changed under a ping of the node IP every 50 ms from the switch
+/// Issue 27 on a real kernel, on the node converted onto an 802.3ad bond: live changes. A VLAN
+/// the switch carries, with an address, added on the bond (committed; its peer answers; br-ex
+/// untouched). br-ex's MTU changed under a ping of the node IP every 50 ms from the switch
 /// (committed, nothing lost; an address and a route put on br-ex outside NetworkManager, as
-/// OVN-Kubernetes' masquerade ones, are still there: issue 37). br-ex moved onto a VLAN of the bond that the switch does not
-/// carry (the gateway falls silent: rolled back, naming it, and the gateway answers through
-/// br-ex on bond0 again). Each apply -> committed or rolled back is printed.
+/// OVN-Kubernetes' masquerade ones, are still there: issue 37). br-ex moved onto a VLAN of the
+/// bond that carries the machine network, and back onto the bond (both committed by the engine,
+/// issue 37, though each re-activates the bond). br-ex moved onto a VLAN of the bond that the
+/// switch does not carry (the gateway falls silent: rolled back, naming it, and the gateway
+/// answers through br-ex on bond0 again). Each apply -> committed or rolled back is printed.
 #[test]
 fn live_changes_on_an_lacp_bond_commit_or_roll_back() {
     if !real_kernel::require("live_changes_on_an_lacp_bond_commit_or_roll_back") {
@@ -770,11 +772,49 @@ fn live_changes_on_an_lacp_bond_commit_or_roll_back() {
         "the address and route added outside NetworkManager are gone:\n{external}\n{log}"
     );
 
-    let bad = format!(
-        "interfaces:\n{}- name: br-ex\n  type: ovs-bridge\n  state: up\n  bridge:\n    port:\n    \
-         - name: bond0.300\n    - name: br-ex\n",
-        vlan_on_bond(300, None)
+    // br-ex moved onto VLAN 400 of the bond, which the switch carries to the gateway's address
+    // on the switch itself (`sw0.400`, the same MAC, as a router's interfaces on two VLANs; in
+    // its own VRF so that its answers leave through it): committed, though the bond leaves
+    // br-ex and is re-activated (LACP starts over); then back onto the bond the same way.
+    node.sh(&format!(
+        "modprobe -d $(sed -n 's/.*MODROOT=\\([^ ]*\\).*/\\1/p' /proc/cmdline) vrf
+         ip -n sw link add vrf400 type vrf table 400
+         ip -n sw link set vrf400 up
+         ip -n sw link add link sw0 name sw0.400 type vlan id 400
+         ip -n sw link set sw0.400 master vrf400 up
+         ip -n sw addr add {GATEWAY}/24 dev sw0.400"
+    ))
+    .unwrap();
+    let onto = |port: &str, vlan: &str| {
+        format!(
+            "interfaces:\n{vlan}- name: br-ex\n  type: ovs-bridge\n  state: up\n  bridge:\n    \
+             port:\n    - name: {port}\n    - name: br-ex\n"
+        )
+    };
+    let (rc, took, log) = apply_live(
+        &mut node,
+        &onto("bond0.400", &vlan_on_bond(400, None)),
+        ("", ""),
     );
+    eprintln!("br-ex onto VLAN 400, which the switch carries: exit {rc} after {took:.2} s");
+    assert_eq!(rc, 0, "{log}");
+    assert!(
+        log.contains("bond0: ovs-if-phys0 detached from its OVS bridge"),
+        "{log}"
+    );
+    let ports = node.sh("ovs-vsctl list-ports br-ex").unwrap();
+    assert_eq!(ports.trim(), "bond0.400", "br-ex is on bond0.400");
+    let (rc, took, log) = apply_live(&mut node, &onto("bond0", ""), ("", ""));
+    eprintln!("br-ex back onto bond0: exit {rc} after {took:.2} s");
+    assert_eq!(rc, 0, "{log}");
+    assert!(
+        log.contains("bond0: ovs-if-phys0 moved under its new OVS port"),
+        "{log}"
+    );
+    let ports = node.sh("ovs-vsctl list-ports br-ex").unwrap();
+    assert_eq!(ports.trim(), "bond0", "br-ex is on bond0 again");
+
+    let bad = onto("bond0.300", &vlan_on_bond(300, None));
     let (rc, took, log) = apply_live(&mut node, &bad, ("", ""));
     eprintln!("br-ex onto VLAN 300, which the switch does not carry: exit {rc} after {took:.2} s");
     assert_eq!(rc, 1, "{log}");

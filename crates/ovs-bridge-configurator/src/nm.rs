@@ -118,9 +118,6 @@ pub enum Store {
     Disk = 0x1,
     /// `IN_MEMORY`: under /run, shadowing a keyfile under /etc if there is one.
     Memory = 0x2,
-    /// `IN_MEMORY_DETACHED`: under /run, and deleting it later leaves the keyfile under /etc
-    /// (hidden until the next boot).
-    MemoryDetached = 0x4,
     /// `IN_MEMORY_ONLY`: under /run, and a keyfile under /etc deleted.
     MemoryOnly = 0x8,
 }

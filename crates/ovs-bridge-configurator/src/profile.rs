@@ -62,6 +62,12 @@ pub fn array_len(s: &Settings, section: &str, key: &str) -> usize {
     }
 }
 
+/// Whether `s` configures `family` (`ipv4`, `ipv6`) at all (not: no section, as a port has, or
+/// `disabled`).
+pub fn configures_ip(s: &Settings, family: &str) -> bool {
+    s.contains_key(family) && get_str(s, family, "method").as_deref() != Some("disabled")
+}
+
 /// Whether a setting is present at all (NM only sends non-default values).
 pub fn has(s: &Settings, section: &str, key: &str) -> bool {
     value(s, section, key).is_some()

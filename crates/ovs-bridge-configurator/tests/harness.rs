@@ -2615,7 +2615,6 @@ fn a_live_port_change_of_br_ex_is_committed_or_rolled_back_whole() {
     assert!(o.status.success(), "{}", c.context(&o));
     for line in [
         "ens3: ens3 detached from its OVS bridge",
-        "ens3: the profile of the OVS port it left deleted",
         "ens4: ens4 moved under its new OVS port",
         "applied and committed",
     ] {
@@ -2623,9 +2622,11 @@ fn a_live_port_change_of_br_ex_is_committed_or_rolled_back_whole() {
     }
     assert_eq!(ports(&c).trim(), "ens4");
     assert!(c.ready() && c.reachable(), "{}", c.context(&o));
+    // Until the next boot, as nmstate: ens3's OVS port keeps its profile (NetworkManager took
+    // the empty port out of OVS).
     let names = c.profile_names();
     assert!(
-        names.lines().any(|n| n == "ens4-port") && !names.lines().any(|n| n == "ens3-port"),
+        names.lines().any(|n| n == "ens4-port") && names.lines().any(|n| n == "ens3-port"),
         "{names}"
     );
     let ens3 = c
@@ -2643,15 +2644,6 @@ fn a_live_port_change_of_br_ex_is_committed_or_rolled_back_whole() {
         ens3.lines().collect::<Vec<_>>(),
         ["", "disabled", "disabled"]
     );
-    // Until the next boot: ens3-port's keyfile is still there for it.
-    let on_disk = fs::read_dir(c.node.view.nm_connections())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect::<Vec<_>>();
-    assert!(
-        on_disk.iter().any(|f| f.starts_with("ens3-port")),
-        "{on_disk:?}"
-    );
 
     let o = live(&br_ex_on("ens5"));
     eprintln!("br-ex onto ens5:\n{}", log(&o));
@@ -2667,6 +2659,31 @@ fn a_live_port_change_of_br_ex_is_committed_or_rolled_back_whole() {
     assert!(
         names.lines().any(|n| n == "ens4-port") && !names.lines().any(|n| n == "ens5-port"),
         "{names}"
+    );
+
+    // Back onto ens3, persisted: ens3's OVS port's profile is used again (not a second one
+    // for the same port), ens4's is deleted, and the keyfiles under /etc say so.
+    fs::write(&file, br_ex_on("ens3")).unwrap();
+    let o = c.run(&["apply-live", "--persist", file.to_str().unwrap()]);
+    eprintln!("br-ex back onto ens3, persisted:\n{}", log(&o));
+    assert!(o.status.success(), "{}", c.context(&o));
+    for line in [
+        "ens3: its OVS port's profile kept",
+        "ens4: the profile of the OVS port it left deleted",
+    ] {
+        assert!(log(&o).contains(line), "{line:?} in\n{}", log(&o));
+    }
+    assert_eq!(ports(&c).trim(), "ens3");
+    assert!(c.ready() && c.reachable(), "{}", c.context(&o));
+    let mut keyfiles = fs::read_dir(c.node.view.nm_connections())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.contains("-port"))
+        .collect::<Vec<_>>();
+    keyfiles.sort();
+    assert_eq!(
+        keyfiles,
+        ["br-ex-port.nmconnection", "ens3-port.nmconnection"]
     );
     drop(nowhere);
 }

@@ -3,8 +3,8 @@
 //! bringing its own checks (the br-ex check, the forwarding and other probes). A change of
 //! existing interfaces' MTU, IP settings and routes is written and reapplied by the project
 //! itself, keeping addresses and routes NetworkManager did not configure, and so is a new VLAN,
-//! a profile for a NIC that has none, and a new OVS bridge over interfaces that exist
-//! ([`reapply`]); any other change goes through nmstate's own apply. The checkpoint is kept
+//! a profile for a NIC that has none, a new OVS bridge over interfaces that exist and the
+//! ports of one that exists ([`reapply`]); any other change goes through nmstate's own apply. The checkpoint is kept
 //! alive while this process runs, so a crash is undone within its timeout and a slow change
 //! never is.
 

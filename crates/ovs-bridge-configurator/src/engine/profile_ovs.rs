@@ -20,7 +20,7 @@ const BRIDGE_KEYS: &[&str] = &["name", "type", "state", "bridge"];
 
 /// An OVS bridge's new profiles and the interfaces it takes and lets go.
 #[derive(Debug)]
-pub struct NewBridge {
+pub struct BridgeChange {
     pub name: String,
     /// Whether the bridge itself is new (then its profile comes first in `profiles`).
     pub new: bool,
@@ -33,7 +33,7 @@ pub struct NewBridge {
 }
 
 /// The profiles of `desired`, a new `ovs-bridge` of the desired state (nmstate's JSON).
-pub fn new_bridge(desired: &Json) -> Result<NewBridge, Uncovered> {
+pub fn new_bridge(desired: &Json) -> Result<BridgeChange, Uncovered> {
     let (name, ports) = port_list(desired, "new OVS bridge")?;
     if ports.is_empty() {
         return Err(Uncovered(format!("new OVS bridge {name} without ports")));
@@ -43,7 +43,7 @@ pub fn new_bridge(desired: &Json) -> Result<NewBridge, Uncovered> {
     set(&mut bridge, "ipv6", "method", "disabled");
     let mut profiles = vec![bridge];
     profiles.extend(ports.iter().map(|p| port(name, p)));
-    Ok(NewBridge {
+    Ok(BridgeChange {
         name: name.to_owned(),
         new: true,
         profiles,
@@ -54,7 +54,7 @@ pub fn new_bridge(desired: &Json) -> Result<NewBridge, Uncovered> {
 
 /// The new ports of `desired`, an `ovs-bridge` of the desired state that runs as `running`,
 /// and the interfaces it lets go; None when its port list names the ports it has.
-pub fn port_changes(desired: &Json, running: &Json) -> Result<Option<NewBridge>, Uncovered> {
+pub fn port_changes(desired: &Json, running: &Json) -> Result<Option<BridgeChange>, Uncovered> {
     // No port list: nmstate keeps the ports it has.
     if desired["bridge"].get("port").is_none() {
         return Ok(None);
@@ -74,7 +74,7 @@ pub fn port_changes(desired: &Json, running: &Json) -> Result<Option<NewBridge>,
     if added.is_empty() && detached.is_empty() {
         return Ok(None);
     }
-    Ok(Some(NewBridge {
+    Ok(Some(BridgeChange {
         name: name.to_owned(),
         new: false,
         profiles: added.iter().map(|p| port(name, p)).collect(),

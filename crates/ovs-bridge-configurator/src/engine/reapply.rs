@@ -1,9 +1,9 @@
 //! The project's own apply of a change to existing interfaces (what [`profile_change`] covers:
-//! MTU, IP settings, static routes, becoming a port of a new OVS bridge) and of the profiles it
-//! adds ([`profile_new`]: a new VLAN, a NIC without one, an OVS internal interface;
-//! [`profile_ovs`]: a new OVS bridge and its ports): nmstate reads the running state and
-//! validates and merges the desired one against it (`gen_diff`); the project writes the
-//! changed profiles and reapplies them with `NM_DEVICE_REAPPLY_FLAGS_PRESERVE_EXTERNAL_IP`,
+//! MTU, IP settings, static routes, becoming a port of an OVS bridge or leaving one) and of the
+//! profiles it adds ([`profile_new`]: a new VLAN, a NIC without one, an OVS internal interface;
+//! [`profile_ovs`]: a new OVS bridge and its ports, new ports of one that exists, planned with
+//! [`crate::engine::plan_ports`]): nmstate reads the running state and validates and merges the
+//! desired one against it (`gen_diff`); the project writes the changed profiles and reapplies them with `NM_DEVICE_REAPPLY_FLAGS_PRESERVE_EXTERNAL_IP`,
 //! adds and activates the new ones, inside its own checkpoint, and verifies them in the kernel
 //! ([`in_kernel`]; nmstate's `gen_diff` again where only NetworkManager's state shows it).
 //! nmstate's own apply reapplies without that flag, which removes every address and route
@@ -23,9 +23,12 @@ use zbus::zvariant::OwnedObjectPath;
 
 use crate::engine::change::{ChangeFailed, Failed, Lasting};
 use crate::engine::in_kernel;
+use crate::engine::plan_ports::{
+    iface_in, implied_moves, kept_ports, new_ports, port_changes, ports_known, ports_moved,
+};
 use crate::engine::profile_change::{self, IfaceChange, Uncovered};
 use crate::engine::profile_new;
-use crate::engine::profile_ovs::{self, NewBridge};
+use crate::engine::profile_ovs::{self, BridgeChange};
 use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm, Store};
 use crate::profile::{self, Settings};
 
@@ -91,9 +94,11 @@ impl Create {
 pub struct Plan {
     pub rewrites: Vec<Rewrite>,
     pub creates: Vec<Create>,
-    pub bridges: Vec<NewBridge>,
+    pub bridges: Vec<BridgeChange>,
     /// The profile (UUID) of the OVS port each detached interface leaves, by interface.
     pub orphans: Vec<(String, String)>,
+    /// The stored profiles of OVS ports that new ports of a bridge already have, by interface.
+    pub kept_ports: Vec<(String, OwnedObjectPath, Settings)>,
 }
 
 /// The running configuration as nmstate reads it (no dynamic addresses or routes: not the
@@ -171,6 +176,7 @@ pub async fn plan(
         Ok(changed) => bridges.extend(changed),
         Err(u) => return Ok(Err(u)),
     }
+    let kept_ports = kept_ports(nm, &mut bridges).await?;
     if let Err(u) = ports_known(&bridges, &creates, is_device) {
         return Ok(Err(u));
     }
@@ -239,170 +245,14 @@ pub async fn plan(
         creates,
         bridges,
         orphans,
+        kept_ports,
     }))
 }
 
-/// Every new port of a bridge holds its new internal interface, a new VLAN or an interface that
-/// exists, and every new internal interface is a port of a new bridge (else nmstate's to
-/// create).
-fn ports_known(
-    bridges: &[NewBridge],
-    creates: &[(Settings, IfaceChange)],
-    is_device: impl Fn(&str) -> bool,
-) -> Result<(), Uncovered> {
-    let created = |name: &str| {
-        creates.iter().any(|(s, c)| {
-            c.name == name && ["ovs-interface", "vlan"].contains(&profile::kind(s).as_str())
-        })
-    };
-    for b in bridges {
-        if let Some(p) = b.ports.iter().find(|p| !created(p) && !is_device(p)) {
-            return Err(Uncovered(format!("{}'s new port {p}", b.name)));
-        }
-    }
-    match creates.iter().find(|(s, c)| {
-        profile::kind(s) == "ovs-interface" && !bridges.iter().any(|b| b.ports.contains(&c.name))
-    }) {
-        Some((_, c)) => Err(Uncovered(format!(
-            "new OVS interface {} on a bridge that exists",
-            c.name
-        ))),
-        None => Ok(()),
-    }
-}
-
-/// Every interface that exists and a new bridge takes as a port moves under it in `changes`,
-/// and nothing moves under a bridge that is not new.
-fn ports_moved(
-    bridges: &[NewBridge],
-    changes: &[IfaceChange],
-    is_device: impl Fn(&str) -> bool,
-) -> Result<(), Uncovered> {
-    for c in changes {
-        if let Some(to) = &c.controller
-            && !bridges
-                .iter()
-                .any(|b| b.name == *to && b.ports.contains(&c.name))
-        {
-            return Err(Uncovered(format!("{} moved under {to}", c.name)));
-        }
-    }
-    for b in bridges {
-        let moved = |p: &String| {
-            changes
-                .iter()
-                .any(|c| c.name == *p && c.controller.as_deref() == Some(b.name.as_str()))
-        };
-        if let Some(p) = b.ports.iter().find(|p| is_device(p) && !moved(p)) {
-            return Err(Uncovered(format!("{}'s port {p} left where it is", b.name)));
-        }
-        if let Some(d) = b
-            .detached
-            .iter()
-            .find(|d| changes.iter().any(|c| c.name == **d))
-        {
-            return Err(Uncovered(format!(
-                "{d} detached from {} and changed",
-                b.name
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// The moves under a bridge that its port list implies (nmstate's diff shows a controller only
-/// for an interface the desired state lists): an interface that exists and that a bridge's new
-/// port holds becomes its port. One with IP configuration is nmstate's (it drops it, and the
-/// routes through it, as it moves the interface).
-fn implied_moves(
-    bridges: &[NewBridge],
-    changes: &mut Vec<IfaceChange>,
-    running: &Json,
-    is_device: impl Fn(&str) -> bool,
-) -> Result<(), Uncovered> {
-    for b in bridges {
-        for p in b.ports.iter().filter(|p| is_device(p)) {
-            if let Some(c) = changes.iter_mut().find(|c| c.name == *p) {
-                c.controller.get_or_insert_with(|| b.name.clone());
-                continue;
-            }
-            let now = iface_in(running, p).unwrap_or_default();
-            if let Some(family) = ["ipv4", "ipv6"]
-                .into_iter()
-                .find(|f| now[f]["enabled"] == true)
-            {
-                return Err(Uncovered(format!(
-                    "{p}'s {family} configuration as it moves under {}",
-                    b.name
-                )));
-            }
-            changes.push(IfaceChange {
-                controller: Some(b.name.clone()),
-                ..IfaceChange::new(p)
-            });
-        }
-    }
-    Ok(())
-}
-
-/// The port changes of the OVS bridges of `desired` that exist (`running`): new ports, and
-/// interfaces let go.
-fn port_changes(
-    desired: &Json,
-    running: &Json,
-    is_device: impl Fn(&str) -> bool,
-) -> Result<Vec<NewBridge>, Uncovered> {
-    let bridge_in = |state: &Json, name: &str| {
-        state["interfaces"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|i| i["name"] == name && i["type"] == "ovs-bridge")
-            .cloned()
-    };
-    let mut out = Vec::new();
-    for iface in desired["interfaces"].as_array().into_iter().flatten() {
-        let name = iface["name"].as_str().unwrap_or_default();
-        if iface["type"] != "ovs-bridge" || iface["state"] == "absent" || !is_device(name) {
-            continue;
-        }
-        let Some(now) = bridge_in(running, name) else {
-            return Err(Uncovered(format!("OVS bridge {name} as it runs")));
-        };
-        out.extend(profile_ovs::port_changes(iface, &now)?);
-    }
-    Ok(out)
-}
-
-/// The new VLANs that are new ports of a bridge, written as its ports (no IP of their own).
-fn new_ports(
-    bridges: &[NewBridge],
-    creates: &mut [(Settings, IfaceChange)],
-) -> Result<(), Uncovered> {
-    for b in bridges {
-        for (settings, change) in creates.iter_mut() {
-            if profile::kind(settings) != "vlan" || !b.ports.contains(&change.name) {
-                continue;
-            }
-            if let Some(family) = ["ipv4", "ipv6"].into_iter().find(|f| has_ip(settings, f)) {
-                return Err(Uncovered(format!(
-                    "{}'s {family} configuration as a port of {}",
-                    change.name, b.name
-                )));
-            }
-            profile_change::make_port(settings, &change.name);
-            change.controller = Some(b.name.clone());
-        }
-    }
-    Ok(())
-}
-
 /// The rewrite that takes `name` out of its OVS bridge (no controller, its IP stacks off, as
-/// nmstate writes it) and the UUID of the OVS port's profile it leaves, to delete. nmstate
-/// deletes that profile, and every other profile for the same interface, only for a change that
-/// outlives a reboot (a memory-only one leaves the port running empty); here it is deleted
-/// either way, until the next boot only for a change that lasts until then (see [`change`]),
-/// and another profile for the interface of a lasting change is nmstate's to delete.
+/// nmstate writes it) and the UUID of the OVS port's profile it leaves. nmstate deletes that
+/// profile, and every other profile for the same interface, in a change that outlives a reboot
+/// (see [`change`]); another profile for the interface is then nmstate's to delete.
 async fn detach(
     nm: &Nm,
     devices: &[crate::nm::Device],
@@ -458,16 +308,6 @@ async fn detach(
         ))));
     }
     Ok(Ok((r, port)))
-}
-
-/// Interface `name` of a state in nmstate's JSON.
-fn iface_in(state: &Json, name: &str) -> Option<Json> {
-    state["interfaces"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|i| i["name"] == name)
-        .cloned()
 }
 
 /// New profiles for the NICs no profile is active on that `desired` brings up, when no stored
@@ -575,7 +415,7 @@ async fn rewrite(
     // picks by its own rules): such a change is nmstate's, or the node would boot without them.
     if let Some(family) = ["ipv4", "ipv6"]
         .into_iter()
-        .find(|f| has_dns(&old, f) && !has_ip(&new, f))
+        .find(|f| has_dns(&old, f) && !profile::configures_ip(&new, f))
     {
         return Ok(Err(Uncovered(format!(
             "{name}'s {family} DNS settings, which nmstate moves with its IP configuration"
@@ -598,11 +438,6 @@ fn has_dns(s: &Settings, family: &str) -> bool {
     ["dns", "dns-data", "dns-search", "dns-options"]
         .iter()
         .any(|k| profile::array_len(s, family, k) > 0)
-}
-
-/// Whether `s` configures `family` at all (not: no section, as a port has, or `disabled`).
-fn has_ip(s: &Settings, family: &str) -> bool {
-    s.contains_key(family) && profile::get_str(s, family, "method").as_deref() != Some("disabled")
 }
 
 /// Applies `plan` inside a checkpoint, verifies it (in the kernel, or `desired` with nmstate's
@@ -658,9 +493,10 @@ where
     // The previous profiles written back where they were and reapplied the same way: a
     // checkpoint rollback re-activates every device it restores, which removes what
     // NetworkManager did not configure (keepalived's VIPs among them). The checkpoint rolls
-    // back only what this could not put back (and a crash, by itself), and a new bridge with
-    // what moved under it: the moved interfaces are re-activated either way, and
-    // NetworkManager's rollback deletes the bridge's profiles and re-activates them in one go.
+    // back only what this could not put back (and a crash, by itself), and a change of a
+    // bridge's ports: the moved interfaces are re-activated either way, and NetworkManager's
+    // rollback deletes the new profiles, brings back the deleted OVS ports' and re-activates
+    // them in one go.
     let restored = plan.bridges.is_empty()
         && !plan.rewrites.iter().any(|r| r.moved)
         && put_back(nm, &added, &written).await;
@@ -738,18 +574,18 @@ async fn change<'p>(
             .await
             .map_err(failed)?;
     }
-    for (iface, uuid) in &plan.orphans {
-        if store == Store::Memory {
-            // Until the next boot: detached from its keyfile first, so that deleting it hides
-            // the keyfile until then (NetworkManager's tombstone under /run) instead of
-            // deleting it, and the next boot has the bridge as it was.
-            let port = nm.profile_by_uuid(uuid).await.map_err(failed)?;
-            nm.update(&port.path, &port.settings, Store::MemoryDetached)
-                .await
-                .map_err(failed)?;
+    // nmstate's choice, kept deliberately: an OVS port left empty keeps its profile in a change
+    // until the next boot (NetworkManager takes the port out of OVS and the next boot has it as
+    // it was), and loses it in one that outlives a reboot; a port that has a profile keeps it.
+    if store == Store::Disk {
+        for (iface, uuid) in &plan.orphans {
+            nm.delete_uuid(uuid).await.map_err(failed)?;
+            tracing::info!("{iface}: the profile of the OVS port it left deleted");
         }
-        nm.delete_uuid(uuid).await.map_err(failed)?;
-        tracing::info!("{iface}: the profile of the OVS port it left deleted");
+        for (iface, path, settings) in &plan.kept_ports {
+            nm.update(path, settings, store).await.map_err(failed)?;
+            tracing::info!("{iface}: its OVS port's profile kept");
+        }
     }
     // A bridge brings its ports up, and they their internal interfaces. Each activation is
     // waited for before the next is asked for (asking for the moved interface's while the
@@ -893,8 +729,8 @@ mod tests {
         assert!(!has_dns(&s, "ipv4"));
         profile::set(&mut s, "ipv4", "dns", vec![0x0164_33c6u32]);
         assert!(has_dns(&s, "ipv4") && !has_dns(&s, "ipv6"));
-        assert!(has_ip(&s, "ipv4") && !has_ip(&s, "ipv6"));
+        assert!(profile::configures_ip(&s, "ipv4") && !profile::configures_ip(&s, "ipv6"));
         profile::set(&mut s, "ipv4", "method", "disabled");
-        assert!(!has_ip(&s, "ipv4"));
+        assert!(!profile::configures_ip(&s, "ipv4"));
     }
 }

@@ -600,39 +600,40 @@ async fn change<'p>(
     let (detached, moved): (Vec<&Rewrite>, Vec<&Rewrite>) = moved
         .into_iter()
         .partition(|r| plan.orphans.iter().any(|(iface, _)| *iface == r.iface));
-    for r in detached {
-        let id = profile::id(&r.settings);
-        nm.activate(&r.profile, &id, ACTIVATION_BOUND)
+    let steps = detached
+        .iter()
+        .map(|r| {
+            (
+                r.iface.as_str(),
+                &r.profile,
+                &r.settings,
+                "detached from its OVS bridge",
+            )
+        })
+        .chain(
+            creates
+                .iter()
+                .map(|(c, path)| (c.iface.as_str(), path, &c.settings, "activated")),
+        )
+        .chain(moved.iter().map(|r| {
+            let what = "moved under its new OVS port";
+            (r.iface.as_str(), &r.profile, &r.settings, what)
+        }));
+    for (iface, path, settings, what) in steps {
+        let id = profile::id(settings);
+        nm.activate(path, &id, ACTIVATION_BOUND)
             .await
             .map_err(failed)?;
-        tracing::info!("{}: {id} detached from its OVS bridge", r.iface);
-        settle(r).await;
-    }
-    for (c, path) in creates {
-        let id = profile::id(&c.settings);
-        nm.activate(&path, &id, ACTIVATION_BOUND)
-            .await
-            .map_err(failed)?;
-        tracing::info!("{}: {id} activated", c.iface);
-    }
-    for r in moved {
-        let id = profile::id(&r.settings);
-        nm.activate(&r.profile, &id, ACTIVATION_BOUND)
-            .await
-            .map_err(failed)?;
-        tracing::info!("{}: {id} moved under its new OVS port", r.iface);
-        settle(r).await;
+        tracing::info!("{iface}: {id} {what}");
+        // A bond re-activated by the change (moved under a port or out of one) starts LACP
+        // over, which takes seconds (about 9 on the UML node): given up to
+        // [`crate::bond::LACP_SETTLE`] so that the probes' bound does not roll back a good
+        // change whose bond is still negotiating.
+        if profile::kind(settings) == "bond" {
+            crate::bond::wait_ports(iface).await;
+        }
     }
     Ok(())
-}
-
-/// A bond re-activated by the change (moved under a port or out of one): its LACP starts over,
-/// which takes seconds (about 9 on the UML node); waited for (up to [`crate::bond::LACP_SETTLE`])
-/// so that the probes' bound does not roll back a good change whose bond is still negotiating.
-async fn settle(r: &Rewrite) {
-    if profile::kind(&r.settings) == "bond" {
-        crate::bond::wait_ports(&r.iface).await;
-    }
 }
 
 /// Writes one profile's `settings` (in `store`) and reapplies it on `device`, or

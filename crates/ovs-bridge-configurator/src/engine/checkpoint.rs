@@ -50,7 +50,7 @@ where
                 let bridges: Vec<&str> = plan.bridges.iter().map(|b| b.name.as_str()).collect();
                 tracing::info!(
                     "rewriting and reapplying the profiles of {rewritten:?}, adding profiles for \
-                     {added:?} and the ports of the OVS bridges {bridges:?}"
+                     {added:?} and for the new OVS bridges or new bridge ports of {bridges:?}"
                 );
                 reapply::apply(nm, &state, plan, timeout, lasting, check).await
             }

@@ -2,8 +2,9 @@
 //! `apply-nmstate --live` MCO's restart of its unit runs, and `apply-live`. It parses
 //! ([`desired`]) and guards ([`guard`]) a desired state, applies it inside a NetworkManager
 //! checkpoint kept alive as a dead man's switch ([`checkpoint`]), writing and reapplying or
-//! adding the profiles itself where it can ([`reapply`], [`profile_change`], [`profile_new`]) and
-//! verifying them in the kernel ([`in_kernel`]), then checks that br-ex still carries the node IP
+//! adding the profiles itself where it can ([`reapply`], [`profile_change`], [`profile_new`],
+//! [`profile_ovs`] and [`plan_ports`] for OVS bridges and their ports) and verifying them in the
+//! kernel ([`in_kernel`]), then checks that br-ex still carries the node IP
 //! and that the probes that passed before the change pass again ([`apply`]), and commits or rolls
 //! back ([`change`]).
 //!

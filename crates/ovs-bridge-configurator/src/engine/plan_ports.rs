@@ -95,11 +95,15 @@ pub fn implied_moves(
 ) -> Result<(), Uncovered> {
     for b in bridges {
         for p in b.ports.iter().filter(|p| is_device(p)) {
+            let now = iface_in(running, p).unwrap_or_default();
+            // A port of another controller (another bridge, a bond) is nmstate's to take from it.
+            if let Some(from) = now["controller"].as_str().filter(|c| !c.is_empty()) {
+                return Err(Uncovered(format!("{p} moving from {from} to {}", b.name)));
+            }
             if let Some(c) = changes.iter_mut().find(|c| c.name == *p) {
                 c.controller.get_or_insert_with(|| b.name.clone());
                 continue;
             }
-            let now = iface_in(running, p).unwrap_or_default();
             if let Some(family) = ["ipv4", "ipv6"]
                 .into_iter()
                 .find(|f| now[f]["enabled"] == true)
@@ -261,6 +265,13 @@ mod tests {
             Err(Uncovered(
                 "ens4's ipv4 configuration as it moves under br-ex".into()
             ))
+        );
+        // A port of another bridge.
+        let mut elsewhere = running(false);
+        elsewhere["interfaces"][0]["controller"] = "br-ex1".into();
+        assert_eq!(
+            implied_moves(&[bridge()], &mut Vec::new(), &elsewhere, |_| true),
+            Err(Uncovered("ens4 moving from br-ex1 to br-ex".into()))
         );
     }
 }

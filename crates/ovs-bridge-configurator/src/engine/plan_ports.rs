@@ -8,10 +8,9 @@
 use serde_json::Value as Json;
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::engine::change::ChangeFailed;
 use crate::engine::profile_change::{self, IfaceChange, Uncovered};
 use crate::engine::profile_ovs::{self, BridgeChange};
-use crate::nm::Nm;
+use crate::nm::Profile;
 use crate::profile::{self, Settings};
 
 /// Every new port of a bridge holds its new internal interface, a new VLAN or an interface that
@@ -151,21 +150,14 @@ pub fn port_changes(
     Ok(out)
 }
 
-/// The stored profiles of the OVS ports that new ports of bridges that exist already have (an
-/// interface detached until the next boot leaves its port's profile, as nmstate does), taken
-/// out of `bridges`' profiles to add: used again, as nmstate modifies such a profile rather
-/// than add another for the same port.
-pub async fn kept_ports(
-    nm: &Nm,
+/// The stored profiles (of `stored`) of the OVS ports that new ports of bridges that exist
+/// already have (an interface detached until the next boot leaves its port's profile, as
+/// nmstate does), taken out of `bridges`' profiles to add: used again, as nmstate modifies such
+/// a profile rather than add another for the same port.
+pub fn kept_ports(
+    stored: &[Profile],
     bridges: &mut [BridgeChange],
-) -> Result<Vec<(String, OwnedObjectPath, Settings)>, ChangeFailed> {
-    if bridges.iter().all(|b| b.new) {
-        return Ok(Vec::new());
-    }
-    let stored = nm
-        .profiles()
-        .await
-        .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?;
+) -> Vec<(String, OwnedObjectPath, Settings)> {
     let mut kept = Vec::new();
     for b in bridges.iter_mut().filter(|b| !b.new) {
         b.profiles.retain(|port| {
@@ -186,7 +178,7 @@ pub async fn kept_ports(
             false
         });
     }
-    Ok(kept)
+    kept
 }
 
 /// The new VLANs that are new ports of a bridge, written as its ports (no IP of their own).

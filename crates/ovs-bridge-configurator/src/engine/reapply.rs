@@ -176,7 +176,16 @@ pub async fn plan(
         Ok(changed) => bridges.extend(changed),
         Err(u) => return Ok(Err(u)),
     }
-    let kept_ports = kept_ports(nm, &mut bridges).await?;
+    // Read once, where a bridge that exists changes its ports: its ports' profiles to use
+    // again, a detached interface's other profiles.
+    let stored = if bridges.iter().all(|b| b.new) {
+        Vec::new()
+    } else {
+        nm.profiles()
+            .await
+            .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?
+    };
+    let kept_ports = kept_ports(&stored, &mut bridges);
     if let Err(u) = ports_known(&bridges, &creates, is_device) {
         return Ok(Err(u));
     }
@@ -207,7 +216,7 @@ pub async fn plan(
     let mut orphans = Vec::new();
     for b in &bridges {
         for name in &b.detached {
-            match detach(nm, &devices, name, &json_now, lasting).await? {
+            match detach(nm, &devices, &stored, name, &json_now, lasting).await? {
                 Ok((r, orphan)) => {
                     rewrites.push(r);
                     orphans.push((name.clone(), orphan));
@@ -256,11 +265,11 @@ pub async fn plan(
 async fn detach(
     nm: &Nm,
     devices: &[crate::nm::Device],
+    stored: &[crate::nm::Profile],
     name: &str,
     running: &Json,
     lasting: Lasting,
 ) -> Result<Result<(Rewrite, String), Uncovered>, ChangeFailed> {
-    let failed = |e| ChangeFailed::NetworkManager(Box::new(e));
     let off = || {
         Some(serde_json::Map::from_iter([(
             "enabled".into(),
@@ -296,8 +305,7 @@ async fn detach(
         return Ok(Ok((r, port)));
     }
     let (kind, uuid) = (profile::kind(&r.old), profile::uuid(&r.old));
-    let profiles = nm.profiles().await.map_err(failed)?;
-    if let Some(other) = profiles.iter().find(|p| {
+    if let Some(other) = stored.iter().find(|p| {
         profile::interface(&p.settings).as_deref() == Some(name)
             && profile::kind(&p.settings) == kind
             && profile::uuid(&p.settings) != uuid

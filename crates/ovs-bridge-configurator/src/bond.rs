@@ -1,8 +1,9 @@
 //! Bond port rules: an 802.3ad (LACP) port is given up to 5 s to reach "collecting,
-//! distributing" on both ends before activation (OCPBUGS-60805), read from the kernel through
-//! netlink (no `ip -d link` parsing).
+//! distributing" on both ends before activation (OCPBUGS-60805), and a bond a change
+//! re-activated is watched until it forwards again ([`negotiated`]); read from the kernel
+//! through netlink (no `ip -d link` parsing).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::TryStreamExt;
 use rtnetlink::packet_route::link::{
@@ -25,11 +26,21 @@ pub struct LacpPort {
 }
 
 impl LacpPort {
-    /// Not an LACP port that is up, or both ends collecting and distributing.
+    /// A port of an 802.3ad bond that is up.
+    pub fn lacp(&self) -> bool {
+        self.up && self.aggregator.is_some()
+    }
+
+    /// An LACP port both ends of which collect and distribute: frames cross it.
+    pub fn forwards(&self) -> bool {
+        self.lacp()
+            && self.actor & COLLECTING_DISTRIBUTING == COLLECTING_DISTRIBUTING
+            && self.partner & COLLECTING_DISTRIBUTING == COLLECTING_DISTRIBUTING
+    }
+
+    /// Not an LACP port that is up, or one that forwards.
     pub fn settled(&self) -> bool {
-        !(self.up && self.aggregator.is_some())
-            || (self.actor & COLLECTING_DISTRIBUTING == COLLECTING_DISTRIBUTING
-                && self.partner & COLLECTING_DISTRIBUTING == COLLECTING_DISTRIBUTING)
+        !self.lacp() || self.forwards()
     }
 }
 
@@ -91,13 +102,59 @@ pub async fn wait_lacp(iface: &str) {
     }
 }
 
-/// Waits (up to [`LACP_SETTLE`], its ports at once) for the LACP ports of `bond` to settle after
-/// it was (re-)activated: the probes' bound after a change then starts from an uplink that
-/// negotiated, not from one whose partner is still deciding. Never fails.
-pub async fn wait_ports(bond: &str) {
-    let ports = std::fs::read_to_string(format!("/sys/class/net/{bond}/bonding/slaves"))
-        .unwrap_or_default();
-    futures_util::future::join_all(ports.split_whitespace().map(wait_lacp)).await;
+/// Whether a bond with `ports` forwards: one LACP port does, or it has no LACP port that is up.
+fn forwards(ports: &[LacpPort]) -> bool {
+    let mut lacp = ports.iter().filter(|p| p.lacp()).peekable();
+    lacp.peek().is_none() || lacp.any(LacpPort::forwards)
+}
+
+/// Waits, up to `bound`, until each of `bonds` forwards: one of its LACP ports collects and
+/// distributes at both ends (a bond without LACP ports that are up does at once); when that
+/// happened (None: not within `bound`, or it cannot be read). A bond the change re-activated
+/// had all its ports released and enslaved again (NetworkManager's re-activation), and the
+/// bonding driver then holds every port out of collecting and distributing for its aggregator
+/// selection timer, 8 s from the first port's enslavement (`AD_AGGREGATOR_SELECTION_TIMER`,
+/// fixed in the kernel, whatever the partner or `lacp_rate`): nothing crosses such a bond
+/// before, on any Linux node.
+pub async fn negotiated(bonds: &[String], bound: Duration) -> Option<Instant> {
+    let ports: Vec<Vec<String>> = bonds
+        .iter()
+        .map(|bond| {
+            std::fs::read_to_string(format!("/sys/class/net/{bond}/bonding/slaves"))
+                .unwrap_or_default()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect()
+        })
+        .collect();
+    let deadline = Instant::now() + bound;
+    let wait = |handle: rtnetlink::Handle| async move {
+        loop {
+            let mut all = true;
+            for bond in &ports {
+                let mut seen = Vec::new();
+                for port in bond {
+                    seen.extend(read(&handle, port).await);
+                }
+                all &= forwards(&seen);
+            }
+            let now = Instant::now();
+            if all {
+                return Some(now);
+            }
+            if now >= deadline {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    match with_netlink(wait).await {
+        Ok(at) => at,
+        Err(e) => {
+            tracing::warn!("cannot check LACP on {bonds:?}: {e}");
+            None
+        }
+    }
 }
 
 #[cfg(test)]
@@ -133,6 +190,32 @@ mod tests {
             }
             .settled(),
             "not an 802.3ad port"
+        );
+    }
+
+    #[test]
+    fn a_bond_forwards_through_one_port_or_without_lacp() {
+        let port = |up, aggregator, state| LacpPort {
+            up,
+            aggregator,
+            actor: state,
+            partner: state,
+        };
+        let attached = port(true, Some(1), 0x0f);
+        let distributing = port(true, Some(1), 0x3f);
+        assert!(
+            !forwards(&[attached, attached]),
+            "held by the selection timer"
+        );
+        assert!(
+            forwards(&[attached, distributing]),
+            "one port carries frames"
+        );
+        assert!(forwards(&[port(true, None, 0)]), "not an 802.3ad bond");
+        assert!(forwards(&[]), "no port");
+        assert!(
+            !forwards(&[port(false, Some(1), 0x3f), attached]),
+            "a port that is down forwards nothing"
         );
     }
 }

@@ -799,7 +799,8 @@ fn live_changes_on_an_lacp_bond_commit_or_roll_back() {
     eprintln!("br-ex onto VLAN 400, which the switch carries: exit {rc} after {took:.2} s");
     assert_eq!(rc, 0, "{log}");
     assert!(
-        log.contains("bond0: ovs-if-phys0 detached from its OVS bridge"),
+        log.contains("bond0: ovs-if-phys0 detached from its OVS bridge")
+            && log.contains("LACP of [\"bond0\"] negotiated"),
         "{log}"
     );
     let ports = node.sh("ovs-vsctl list-ports br-ex").unwrap();

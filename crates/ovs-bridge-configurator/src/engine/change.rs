@@ -2,6 +2,8 @@
 //! shared by the two ways a change is applied ([`crate::engine::checkpoint`] through nmstate,
 //! [`crate::engine::reapply`] by the project itself).
 
+use std::time::{Duration, Instant};
+
 use crate::nm::NmError;
 
 /// The change could not be made or verified (rolled back), or the commit failed.
@@ -35,4 +37,48 @@ pub enum Lasting {
     Persistent,
     /// In NetworkManager's memory (/run): the next boot has the profiles from before.
     UntilReboot,
+}
+
+/// Once a re-activated bond's ports collect and distribute at both ends, a frame crosses it at
+/// once: what is left before the gateway answers is its neighbour resolution (the kernel asks
+/// again every second) and an echo.
+pub const AFTER_NEGOTIATION: Duration = Duration::from_secs(2);
+
+/// The 802.3ad bonds a change re-activated (NetworkManager cannot move a bond into or out of an
+/// OVS port without it): nothing crosses them until LACP is negotiated again, at the earliest
+/// the kernel's 8 s after their first port's enslavement ([`crate::bond::negotiated`]).
+#[derive(Debug, Default)]
+pub struct Renegotiating(pub Vec<String>);
+
+impl Renegotiating {
+    /// The probes' limit from `start` (the change's end): `bound`, or until
+    /// [`AFTER_NEGOTIATION`] after the bonds negotiate, whichever is later. Waits for them first
+    /// (up to `bound` and [`AFTER_NEGOTIATION`]; the probes then have [`AFTER_NEGOTIATION`] more):
+    /// until then no probe through them can pass, and one that does not go through them passes
+    /// as well after.
+    pub async fn probe_limit(&self, start: Instant, bound: Duration) -> Duration {
+        if self.0.is_empty() {
+            return bound;
+        }
+        let bonds = &self.0;
+        let cap = bound + AFTER_NEGOTIATION;
+        let at = match crate::bond::negotiated(bonds, cap.saturating_sub(start.elapsed())).await {
+            Some(at) => {
+                tracing::info!(
+                    "LACP of {bonds:?} negotiated {:.2} s after the change",
+                    at.saturating_duration_since(start).as_secs_f64()
+                );
+                at
+            }
+            None => {
+                tracing::warn!("LACP of {bonds:?} not negotiated within {cap:?} of the change");
+                Instant::now()
+            }
+        };
+        // In tenths of a second: the limit is named in a failure.
+        let after = at.saturating_duration_since(start) + AFTER_NEGOTIATION;
+        bound.max(Duration::from_millis(
+            after.as_millis().div_ceil(100) as u64 * 100,
+        ))
+    }
 }

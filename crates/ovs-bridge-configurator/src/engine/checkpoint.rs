@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::engine::change::{ChangeFailed, Failed, Lasting};
+use crate::engine::change::{ChangeFailed, Failed, Lasting, Renegotiating};
 use crate::engine::reapply;
 use crate::nm::Nm;
 
@@ -33,7 +33,7 @@ pub async fn apply<P, T, F, E>(
 ) -> Result<(), Failed<E>>
 where
     P: Future<Output = T>,
-    F: AsyncFnOnce(T) -> Result<(), E>,
+    F: AsyncFnOnce(T, Renegotiating) -> Result<(), E>,
 {
     // Checkpoints that are not this change's (none, while the change lock is held and nothing
     // but this tool makes checkpoints): never kept alive by it.
@@ -42,7 +42,7 @@ where
         // What the check needs (the probes that pass before the change) is found out while the
         // change is planned: both only read, and both wait (on answers, on a state read).
         let (plan, prepared) = tokio::join!(reapply::plan(nm, &state, lasting), prepare);
-        let check = async move || check(prepared).await;
+        let check = async move |renegotiating| check(prepared, renegotiating).await;
         match plan.map_err(Failed::Change)? {
             Ok(plan) => {
                 let rewritten: Vec<&str> = plan.rewrites.iter().map(|r| r.iface.as_str()).collect();
@@ -74,7 +74,7 @@ async fn through_nmstate<F, E>(
     check: F,
 ) -> Result<(), Failed<E>>
 where
-    F: AsyncFnOnce() -> Result<(), E>,
+    F: AsyncFnOnce(Renegotiating) -> Result<(), E>,
 {
     state
         .set_kernel_only(false)
@@ -86,8 +86,9 @@ where
         .apply_async()
         .await
         .map_err(|e| Failed::Change(ChangeFailed::Nmstate(e)))?;
-    // nmstate left its checkpoint open ("" = NetworkManager's only checkpoint).
-    if let Err(e) = check().await {
+    // nmstate left its checkpoint open ("" = NetworkManager's only checkpoint). Which bonds its
+    // apply re-activated is not known here: the probes' bound counts from its end alone.
+    if let Err(e) = check(Renegotiating::default()).await {
         if let Err(e) = nmstate::NetworkState::checkpoint_rollback_async("").await {
             tracing::error!("rolling back nmstate's checkpoint: {e}");
         }

@@ -35,7 +35,7 @@ use crate::nm::Nm;
 use crate::plan::BR_EX;
 use crate::probe;
 use crate::settings::Settings;
-use change::{Failed, Lasting};
+use change::{Failed, Lasting, Renegotiating};
 
 /// Why an applied NMState cannot stay (it is rolled back): br-ex is not what the node runs on,
 /// or a probe that passed before the change does not after it.
@@ -56,7 +56,8 @@ pub enum CheckFailed {
 }
 
 /// What a change must keep working, found out before it: the probes of `targets` that pass on
-/// `before` (the node as it is) must pass again within `bound` after it, read through `reader`.
+/// `before` (the node as it is) must pass again within `bound` after it (or a little after the
+/// bonds it re-activated negotiate LACP: [`Renegotiating::probe_limit`]), read through `reader`.
 pub struct Checks<'a> {
     pub targets: probe::Targets,
     pub bound: Duration,
@@ -86,10 +87,14 @@ where
         reader,
     } = checks;
     let select = probe::select(&targets, before);
-    let check = async |selected: probe::Selected| -> Result<(), CheckFailed> {
+    let check = async |selected: probe::Selected,
+                       renegotiating: Renegotiating|
+           -> Result<(), CheckFailed> {
         first().await?;
         check_br_ex(s).await?;
-        Ok(probe::await_after(reader, &selected, Instant::now(), bound).await?)
+        let start = Instant::now();
+        let limit = renegotiating.probe_limit(start, bound).await;
+        Ok(probe::await_after(reader, &selected, start, limit).await?)
     };
     checkpoint::apply(nm, state, timeout, lasting, select, check).await
 }

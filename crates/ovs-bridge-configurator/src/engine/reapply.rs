@@ -21,7 +21,7 @@ use selection::netlink::{ChangeStream, NetlinkReader};
 use serde_json::Value as Json;
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::engine::change::{ChangeFailed, Failed, Lasting};
+use crate::engine::change::{ChangeFailed, Failed, Lasting, Renegotiating};
 use crate::engine::in_kernel;
 use crate::engine::plan_ports::{
     iface_in, implied_moves, kept_ports, new_ports, port_changes, ports_known, ports_moved,
@@ -459,7 +459,7 @@ pub async fn apply<F, E>(
     check: F,
 ) -> Result<(), Failed<E>>
 where
-    F: AsyncFnOnce() -> Result<(), E>,
+    F: AsyncFnOnce(Renegotiating) -> Result<(), E>,
 {
     // Over every device, as nmstate's: a rollback leaves a device whose profile did not change
     // as it is.
@@ -473,25 +473,25 @@ where
     };
     let mut written = Vec::new();
     let mut added = Vec::new();
-    let mut outcome = change(nm, &plan, store, &mut written, &mut added)
-        .await
-        .map_err(Failed::Change);
-    if outcome.is_ok() {
-        let in_kernel: Option<Vec<&in_kernel::Expected>> = plan
-            .rewrites
-            .iter()
-            .map(|r| r.expected.as_ref())
-            .chain(plan.creates.iter().map(|c| c.expected.as_ref()))
-            .collect();
-        let verified = match in_kernel {
-            Some(expected) => verify_in_kernel(&expected).await,
-            None => verify(desired).await,
-        };
-        outcome = match verified {
-            Err(e) => Err(Failed::Change(e)),
-            Ok(()) => check().await.map_err(Failed::Check),
-        };
-    }
+    let outcome = match change(nm, &plan, store, &mut written, &mut added).await {
+        Err(e) => Err(Failed::Change(e)),
+        Ok(renegotiating) => {
+            let in_kernel: Option<Vec<&in_kernel::Expected>> = plan
+                .rewrites
+                .iter()
+                .map(|r| r.expected.as_ref())
+                .chain(plan.creates.iter().map(|c| c.expected.as_ref()))
+                .collect();
+            let verified = match in_kernel {
+                Some(expected) => verify_in_kernel(&expected).await,
+                None => verify(desired).await,
+            };
+            match verified {
+                Err(e) => Err(Failed::Change(e)),
+                Ok(()) => check(renegotiating).await.map_err(Failed::Check),
+            }
+        }
+    };
     if outcome.is_ok() {
         return nm
             .checkpoint_destroy(&cp)
@@ -543,14 +543,14 @@ async fn put_back(nm: &Nm, added: &[(String, OwnedObjectPath)], written: &[&Rewr
 /// interfaces' profiles, what moves under a bridge or out of one, the OVS ports left empty
 /// deleted; then activates the new bridges, the detached interfaces, the new interfaces (a new
 /// port comes up with the interface it holds) and the moved ones, as nmstate orders them. What
-/// was written and added is recorded for a rollback.
+/// was written and added is recorded for a rollback; the bonds it re-activated are returned.
 async fn change<'p>(
     nm: &Nm,
     plan: &'p Plan,
     store: Store,
     written: &mut Vec<&'p Rewrite>,
     added: &mut Vec<(String, OwnedObjectPath)>,
-) -> Result<(), ChangeFailed> {
+) -> Result<Renegotiating, ChangeFailed> {
     let failed = |e| ChangeFailed::NetworkManager(Box::new(e));
     for r in plan.rewrites.iter().filter(|r| !r.moved) {
         written.push(r);
@@ -627,21 +627,20 @@ async fn change<'p>(
             let what = "moved under its new OVS port";
             (r.iface.as_str(), &r.profile, &r.settings, what)
         }));
+    // A bond re-activated (moved under a port or out of one) negotiates LACP again: the probes
+    // allow for it rather than this waiting for it.
+    let mut renegotiating = Renegotiating::default();
     for (iface, path, settings, what) in steps {
         let id = profile::id(settings);
         nm.activate(path, &id, ACTIVATION_BOUND)
             .await
             .map_err(failed)?;
         tracing::info!("{iface}: {id} {what}");
-        // A bond re-activated by the change (moved under a port or out of one) starts LACP
-        // over, which takes seconds (about 9 on the UML node): given up to
-        // [`crate::bond::LACP_SETTLE`] so that the probes' bound does not roll back a good
-        // change whose bond is still negotiating.
         if profile::kind(settings) == "bond" {
-            crate::bond::wait_ports(iface).await;
+            renegotiating.0.push(iface.to_owned());
         }
     }
-    Ok(())
+    Ok(renegotiating)
 }
 
 /// Writes one profile's `settings` (in `store`) and reapplies it on `device`, or

@@ -19,7 +19,7 @@ use anyhow::{Context, bail};
 use integration::nncp::DEAD_DEFAULT_ROUTE;
 use integration::real_kernel::RealKernelNode;
 use integration::real_kernel::uplink::{
-    self, AWAIT_GATEWAY, GATEWAY, NODE_IP, Uplink, nmstate_br_ex_on_bond,
+    self, AWAIT_GATEWAY, GATEWAY, NODE_IP, Uplink, nmstate_br_ex_on_bond, nmstate_br_ex_on_nic,
 };
 
 use crate::util::{cargo, release_binary, root};
@@ -262,14 +262,17 @@ fn log_filter() -> String {
     std::env::var("BENCH_LOG").unwrap_or_else(|_| "info,nispor=error".into())
 }
 
-/// The per-host file applied on a freshly booted node by `command` (given the file's path):
-/// start -> exit, and -> the gateway answering through br-ex.
-fn boot_file(command: &str) -> anyhow::Result<(f64, f64)> {
+/// The per-host file putting br-ex on `uplink` (a NIC or an 802.3ad bond), applied on a freshly
+/// booted node by `command` (given the file's path): start -> exit, and -> the gateway
+/// answering through br-ex.
+fn boot_file(command: &str, uplink: Uplink) -> anyhow::Result<(f64, f64)> {
     let mut node = RealKernelNode::boot("benchboot").map_err(anyhow::Error::msg)?;
-    node.sh(&Uplink::Lacp.switch())
-        .map_err(anyhow::Error::msg)?;
-    node.sh(&Uplink::Lacp.node()).map_err(anyhow::Error::msg)?;
-    let yaml = nmstate_br_ex_on_bond(["e0", "e1"]);
+    node.sh(&uplink.switch()).map_err(anyhow::Error::msg)?;
+    node.sh(&uplink.node()).map_err(anyhow::Error::msg)?;
+    let yaml = match uplink {
+        Uplink::Lacp => nmstate_br_ex_on_bond(["e0", "e1"]),
+        _ => nmstate_br_ex_on_nic(&uplink.device()),
+    };
     let script = format!(
         "{AWAIT_GATEWAY}
 mkdir -p /etc/nmstate/openshift /run/nodeip-configuration
@@ -297,27 +300,29 @@ echo \"$rc $t0 $t1 $t2\""
     Ok((t1 - t0, t2 - t0))
 }
 
-/// [`boot_file`] through both tools, [`BOOT_RUNS`] nodes each, taking turns.
+/// [`boot_file`] through both tools, [`BOOT_RUNS`] nodes each, taking turns, with br-ex on a
+/// NIC (the harness's file) and on an 802.3ad bond (the seeds').
 fn boot_files(ours: &str, theirs: &str) -> anyhow::Result<()> {
-    let mut took: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
-    for round in 0..BOOT_RUNS {
-        for i in [round % 2, 1 - round % 2] {
-            took[i].push(boot_file([ours, theirs][i])?);
+    for (uplink, what) in [(Uplink::Nic, "a NIC"), (Uplink::Lacp, "an 802.3ad bond")] {
+        let mut took: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
+        for round in 0..BOOT_RUNS {
+            for i in [round % 2, 1 - round % 2] {
+                took[i].push(boot_file([ours, theirs][i], uplink)?);
+            }
         }
+        let exit = |i: usize| median(&took[i].iter().map(|t| t.0).collect::<Vec<_>>());
+        let gateway = |i: usize| median(&took[i].iter().map(|t| t.1).collect::<Vec<_>>());
+        println!(
+            "  the per-host NMState file at boot (br-ex on {what}, fresh nodes, {BOOT_RUNS} each): \
+             apply-nmstate median {:.2} s to exit ({:.2} s to the gateway answering), nmstatectl \
+             apply {:.2} s ({:.2} s), ratio {:.2}x to exit, {:.2}x to the gateway (goal <= 0.5x)",
+            exit(0),
+            gateway(0),
+            exit(1),
+            gateway(1),
+            exit(0) / exit(1),
+            gateway(0) / gateway(1)
+        );
     }
-    let exit = |i: usize| median(&took[i].iter().map(|t| t.0).collect::<Vec<_>>());
-    let gateway = |i: usize| median(&took[i].iter().map(|t| t.1).collect::<Vec<_>>());
-    println!(
-        "  the per-host NMState file at boot (br-ex on an 802.3ad bond, fresh nodes, {BOOT_RUNS} \
-         each): apply-nmstate median {:.2} s to exit ({:.2} s to the gateway answering), \
-         nmstatectl apply {:.2} s ({:.2} s), ratio {:.2}x to exit, {:.2}x to the gateway (goal \
-         <= 0.5x)",
-        exit(0),
-        gateway(0),
-        exit(1),
-        gateway(1),
-        exit(0) / exit(1),
-        gateway(0) / gateway(1)
-    );
     Ok(())
 }

@@ -1,13 +1,12 @@
-//! The few OVSDB writes that are not NetworkManager's job: clearing `ovn-remote` on every run (one
-//! RFC 7047 transaction on the socket: spawning ovs-vsctl cost a quarter of a re-run), and
-//! deleting a stale bridge (rare, through `ovs-vsctl`, whose output is never parsed). Also the
-//! access check that turns RHCOS's socket permissions into one clear error.
+//! The few OVSDB writes that are not NetworkManager's job, as RFC 7047 transactions on the
+//! socket (spawning ovs-vsctl cost a quarter of a re-run, and a quarter of a second on a slow
+//! node): clearing `ovn-remote` on every run, and deleting a stale bridge. Also the access check
+//! that turns RHCOS's socket permissions into one clear error.
 
 use std::io::{self, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
@@ -18,10 +17,6 @@ const DB_TIMEOUT: Duration = Duration::from_secs(30);
 /// A failed OVSDB access.
 #[derive(Debug, thiserror::Error)]
 pub enum OvsError {
-    #[error("ovs-vsctl {args}: {message}")]
-    Vsctl { args: String, message: String },
-    #[error("cannot run ovs-vsctl {args}: {error}")]
-    Spawn { args: String, error: io::Error },
     #[error("OVSDB {}: {what}: {error}", path.display())]
     Db {
         path: PathBuf,
@@ -104,8 +99,9 @@ fn connect() -> Result<UnixStream, OvsError> {
     }
 }
 
-/// One `transact` of `operations` on the Open_vSwitch database; the reply's first error, if any.
-fn transact(operations: serde_json::Value) -> Result<(), OvsError> {
+/// One `transact` of `operations` on the Open_vSwitch database: their results, or the reply's
+/// first error.
+fn transact(operations: serde_json::Value) -> Result<Vec<serde_json::Value>, OvsError> {
     let path = socket_path();
     let fail = |what: &'static str, error: String| OvsError::Db {
         path: path.clone(),
@@ -136,29 +132,7 @@ fn transact(operations: serde_json::Value) -> Result<(), OvsError> {
     if results.first().and_then(|r| r["count"].as_u64()) == Some(0) {
         return Err(fail("transact", "no Open_vSwitch row".into()));
     }
-    Ok(())
-}
-
-fn vsctl(args: &[&str]) -> Result<(), OvsError> {
-    // Database edits only: `--no-wait` does not block on ovs-vswitchd (which may be the very
-    // thing that failed); NetworkManager's own OVSDB writes do not wait for it either.
-    let out = Command::new("ovs-vsctl")
-        .args(["--timeout=30", "--no-wait"])
-        .args(args)
-        .output()
-        .map_err(|error| OvsError::Spawn {
-            args: args.join(" "),
-            error,
-        })?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        check_access()?;
-        Err(OvsError::Vsctl {
-            args: args.join(" "),
-            message: String::from_utf8_lossy(&out.stderr).trim().into(),
-        })
-    }
+    Ok(results)
 }
 
 /// `external_ids:ovn-remote=" "` (as upstream's `ovs-vsctl set Open_vSwitch .
@@ -175,9 +149,34 @@ pub fn clear_ovn_remote() -> Result<(), OvsError> {
             ["external_ids", "insert", ["map", [["ovn-remote", " "]]]],
         ],
     }]))
+    .map(drop)
 }
 
-/// Deletes `bridge` if it exists (NM does not remove a bridge carrying ports it did not create).
+/// Deletes `bridge` if it exists (NM does not remove a bridge carrying ports it did not create),
+/// as `ovs-vsctl --no-wait --if-exists del-br`: taken out of the Open_vSwitch row, OVSDB
+/// collects the bridge and its ports and interfaces, which nothing else refers to.
 pub fn delete_bridge(bridge: &str) -> Result<(), OvsError> {
-    vsctl(&["--if-exists", "del-br", bridge])
+    let found = transact(serde_json::json!([{
+        "op": "select",
+        "table": "Bridge",
+        "where": [["name", "==", bridge]],
+        "columns": ["_uuid"],
+    }]))?;
+    let uuids: Vec<serde_json::Value> = found
+        .first()
+        .and_then(|r| r["rows"].as_array())
+        .into_iter()
+        .flatten()
+        .map(|row| row["_uuid"].clone())
+        .collect();
+    if uuids.is_empty() {
+        return Ok(());
+    }
+    transact(serde_json::json!([{
+        "op": "mutate",
+        "table": "Open_vSwitch",
+        "where": [],
+        "mutations": [["bridges", "delete", ["set", uuids]]],
+    }]))
+    .map(drop)
 }

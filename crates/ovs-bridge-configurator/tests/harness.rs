@@ -837,8 +837,34 @@ fn declarative_nmstate_file_builds_br_ex_and_is_recorded() {
         return;
     }
     let (c, dir) = Case::with_cluster_yml(NMSTATE_BR_EX);
+    // An earlier tool's bridge with a port: the NMState file's apply removes it (OVSDB collects
+    // its port and interface).
+    c.node
+        .ovs
+        .vsctl(&[
+            "--no-wait",
+            "add-br",
+            "br0",
+            "--",
+            "add-port",
+            "br0",
+            "stale0",
+            "--",
+            "set",
+            "Interface",
+            "stale0",
+            "type=internal",
+        ])
+        .unwrap();
     let o = c.run(&["apply"]);
     assert!(o.status.success(), "{}", c.context(&o));
+    assert!(!c.node.ovs.vsctl(&["list-br"]).unwrap().contains("br0"));
+    let left = c
+        .node
+        .ovs
+        .vsctl(&["--columns=name", "list", "Interface"])
+        .unwrap();
+    assert!(!left.contains("stale0"), "{left}");
     // The harness runs production's NetworkManager (1.52): nmstate, which checks the version at
     // every apply, has nothing to say about it.
     assert!(

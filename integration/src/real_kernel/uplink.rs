@@ -261,12 +261,36 @@ pub fn nmstate_br_ex_on_bond(ports: [&str; 2]) -> String {
     enabled: false
   ipv6:
     enabled: false
-- name: br-ex
+{}",
+        br_ex_over("bond0")
+    )
+}
+
+/// The same shape with br-ex on the NIC `nic` (the harness's `NMSTATE_BR_EX`).
+pub fn nmstate_br_ex_on_nic(nic: &str) -> String {
+    format!(
+        "interfaces:
+- name: {nic}
+  type: ethernet
+  state: up
+  ipv4:
+    enabled: false
+  ipv6:
+    enabled: false
+{}",
+        br_ex_over(nic)
+    )
+}
+
+/// br-ex over `port` with the node IP and the default route, as the per-host files end.
+fn br_ex_over(port: &str) -> String {
+    format!(
+        "- name: br-ex
   type: ovs-bridge
   state: up
   bridge:
     port:
-    - name: bond0
+    - name: {port}
     - name: br-ex
 - name: br-ex
   type: ovs-interface

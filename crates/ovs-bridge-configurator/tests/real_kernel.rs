@@ -800,7 +800,7 @@ fn live_changes_on_an_lacp_bond_commit_or_roll_back() {
     assert_eq!(rc, 0, "{log}");
     assert!(
         log.contains("bond0: ovs-if-phys0 detached from its OVS bridge")
-            && log.contains("LACP of [\"bond0\"] negotiated"),
+            && log.contains("the re-activated bonds [\"bond0\"] forward"),
         "{log}"
     );
     let ports = node.sh("ovs-vsctl list-ports br-ex").unwrap();

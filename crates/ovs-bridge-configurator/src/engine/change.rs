@@ -64,14 +64,18 @@ impl Renegotiating {
         let cap = bound + AFTER_NEGOTIATION;
         let at = match crate::bond::negotiated(bonds, cap.saturating_sub(start.elapsed())).await {
             Some(at) => {
+                // An active-backup bond forwards at once; an 802.3ad one once LACP negotiated.
                 tracing::info!(
-                    "LACP of {bonds:?} negotiated {:.2} s after the change",
+                    "the re-activated bonds {bonds:?} forward {:.2} s after the change",
                     at.saturating_duration_since(start).as_secs_f64()
                 );
                 at
             }
             None => {
-                tracing::warn!("LACP of {bonds:?} not negotiated within {cap:?} of the change");
+                tracing::warn!(
+                    "the re-activated bonds {bonds:?} do not forward (LACP) within {cap:?} of \
+                     the change"
+                );
                 Instant::now()
             }
         };

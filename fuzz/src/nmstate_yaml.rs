@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use ovs_bridge_configurator::declarative::{Pending, parse};
+use ovs_bridge_configurator::nmstate::per_host::{Pending, parse};
 
 pub fn check(data: &[u8]) {
     let Some(text) = crate::text(data) else {

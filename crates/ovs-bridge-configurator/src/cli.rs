@@ -4,10 +4,15 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-/// Builds br-ex (the OVS bridge OVN-Kubernetes uses) around the interface that holds the node
-/// IP, through NetworkManager, inside a checkpoint that rolls back on any failure.
+use crate::settings::SettingsArgs;
+
+/// Owns the node's host networking through NetworkManager.
+///
+/// Builds br-ex at boot (around the interface that holds the node IP, or from the per-host
+/// NMState file), applies NMState changes to the running node (committed only if the node stays
+/// reachable, otherwise rolled back), and shows, plans, diffs and collects the node's network.
 #[derive(Debug, Parser)]
-#[command(name = "ovs-bridge-configurator", version, about)]
+#[command(name = "ovs-bridge-configurator", version)]
 pub struct Cli {
     #[command(flatten)]
     pub verbosity: selection::app::Verbosity,
@@ -47,24 +52,17 @@ pub enum Command {
     /// Apply a desired NMState (FILE, or `-` for stdin) to the running node now, without a
     /// reboot: inside a checkpoint, committed only if br-ex keeps the node IP and the probes
     /// that passed before (gateways, nameservers, API server, node readiness) pass again;
-    /// otherwise rolled back. Lasts until the next
-    /// boot (profiles in NetworkManager's memory), or beyond with --persist (keyfiles in
-    /// /etc; only the flag counts here, not the config file or NM_CONN_SET_PATH). Refused
-    /// (exit 2) if it removes br-ex, moves the node IP off it or touches OVN-Kubernetes'
-    /// pieces, unless --force.
-    ApplyLive {
-        #[command(flatten)]
-        settings: SettingsArgs,
-        #[arg(value_name = "FILE")]
-        file: PathBuf,
-        /// Apply even what the guard rails refuse.
-        #[arg(long)]
-        force: bool,
-        /// How long to wait for another change of the node's network (a boot-time unit, another
-        /// live apply) to finish before giving up.
-        #[arg(long, value_name = "SECONDS", default_value_t = 60)]
-        lock_wait_secs: u64,
-    },
+    /// otherwise rolled back. Lasts until the next boot (profiles in NetworkManager's memory),
+    /// or beyond with --persist. Refused (exit 2) if it removes br-ex, moves the node IP off it
+    /// or touches OVN-Kubernetes' pieces, unless --force.
+    #[command(
+        mut_arg("retry_interval_secs", |a| a.hide(true)),
+        mut_arg("persist", |a| a.help(
+            "Keep the change beyond the next boot (keyfiles in /etc); only this flag counts, \
+             not the config file's `persist` or NM_CONN_SET_PATH"
+        )),
+    )]
+    ApplyLive(ApplyLiveArgs),
     /// What exists now: this tool's profiles, the OVS bridges, which mode owns br-ex.
     Status(SettingsArgs),
     /// The node's network now, as NMState YAML (kubernetes-nmstate's NodeNetworkState).
@@ -96,6 +94,22 @@ pub enum Command {
     },
 }
 
+/// `apply-live`'s input and flags.
+#[derive(Debug, Args)]
+pub struct ApplyLiveArgs {
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Apply even what the guard rails refuse.
+    #[arg(long)]
+    pub force: bool,
+    /// How long to wait for another change of the node's network (a boot-time unit, another
+    /// live apply) to finish before giving up.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub lock_wait_secs: u64,
+}
+
 impl Command {
     pub fn settings(&self) -> &SettingsArgs {
         match self {
@@ -105,32 +119,9 @@ impl Command {
             | Command::ApplyNmstate { settings, .. }
             | Command::Collect { settings, .. }
             | Command::Diff { settings, .. }
-            | Command::ApplyLive { settings, .. } => settings,
+            | Command::ApplyLive(ApplyLiveArgs { settings, .. }) => settings,
         }
     }
-}
-
-/// Settings; flags win over the config file.
-#[derive(Debug, Default, Args)]
-pub struct SettingsArgs {
-    /// TOML with the same keys [default: /etc/ovs-bridge-configurator/config.toml if present].
-    #[arg(long, value_name = "PATH")]
-    pub config: Option<PathBuf>,
-    /// Keep the profiles in /etc (persistent) instead of /run (also: NM_CONN_SET_PATH).
-    #[arg(long)]
-    pub persist: bool,
-    /// Seconds between whole-run retries after a failure; 0: fail at once [default: 900].
-    #[arg(long, value_name = "SECONDS")]
-    pub retry_interval_secs: Option<u64>,
-    /// Root of /run [default: /run].
-    #[arg(long, value_name = "DIR")]
-    pub run_dir: Option<PathBuf>,
-    /// Root of /etc [default: /etc].
-    #[arg(long, value_name = "DIR")]
-    pub etc_dir: Option<PathBuf>,
-    /// Root of /var/lib [default: /var/lib].
-    #[arg(long, value_name = "DIR")]
-    pub var_lib_dir: Option<PathBuf>,
 }
 
 #[cfg(test)]

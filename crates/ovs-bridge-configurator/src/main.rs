@@ -2,12 +2,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use ovs_bridge_configurator::cli::Cli;
+use ovs_bridge_configurator::commands;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     selection::logging::init(&cli.verbosity, false);
-    selection::app::exit(
-        "ovs-bridge-configurator",
-        ovs_bridge_configurator::run(&cli),
-    )
+    selection::app::exit("ovs-bridge-configurator", commands::run(&cli))
 }

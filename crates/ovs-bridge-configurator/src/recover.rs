@@ -3,11 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use crate::nm::{self, DeviceState, Nm};
-use crate::outcome::ApplyError;
+use crate::br_ex::{BR_EX, BR_EX1, is_ours};
+use crate::nm::profile::ProfileView;
+use crate::nm::{self, DeviceState, Nm, NmError};
 use crate::ovsdb;
-use crate::plan::{BR_EX, BR_EX1, is_ours};
-use crate::profile::ProfileView;
 
 /// Rolls back checkpoints that exist before this run starts. Only a run of this tool that died
 /// mid-apply (SIGKILL, OOM) can have left one: ovs-configuration runs before kubelet, so no other
@@ -15,7 +14,7 @@ use crate::profile::ProfileView;
 /// lives inside this process. Rolling back restores the network that run started from, as NM
 /// would by itself once the checkpoint's timeout passed, and frees the devices for this run's own
 /// checkpoint (NM puts a device in one checkpoint at a time).
-pub(crate) async fn roll_back_abandoned(nm: &Nm, timeout: Duration) -> Result<(), ApplyError> {
+pub(crate) async fn roll_back_abandoned(nm: &Nm, timeout: Duration) -> Result<(), NmError> {
     let abandoned = nm.checkpoints().await?;
     for cp in &abandoned {
         tracing::warn!(
@@ -36,8 +35,12 @@ pub(crate) async fn roll_back_abandoned(nm: &Nm, timeout: Duration) -> Result<()
 }
 
 /// Deletes every profile this tool creates (in /run and /etc) and the OVS bridges, then lets
-/// the uplinks get their original profiles back. Returns whether anything was deleted.
-pub async fn cleanup(nm: &Nm, timeout: Duration) -> Result<bool, ApplyError> {
+/// the uplinks get their original profiles back. Returns whether anything was deleted. Fails
+/// with the caller's error, made from NetworkManager's or OVSDB's.
+pub async fn cleanup<E>(nm: &Nm, timeout: Duration) -> Result<bool, E>
+where
+    E: From<NmError> + From<ovsdb::OvsError>,
+{
     let profiles = nm.profiles().await?;
     let mut uplinks: Vec<String> = Vec::new();
     let mut deleted = false;

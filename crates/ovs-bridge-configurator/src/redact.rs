@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use zbus::zvariant::{OwnedValue, Value};
 
-use crate::profile::{Section, Settings, val};
+use crate::nm::profile::{Section, Settings, val};
 
 /// What stands where a secret was.
 pub const REDACTED: &str = "<redacted>";
@@ -382,17 +382,17 @@ mod tests {
     #[test]
     fn dbus_settings_lose_secrets_and_peer_keys() {
         let mut s = Settings::new();
-        crate::profile::set(&mut s, "802-11-wireless-security", "psk", "WIFIPSK");
-        crate::profile::set(&mut s, "802-11-wireless-security", "key-mgmt", "wpa-psk");
+        crate::nm::profile::set(&mut s, "802-11-wireless-security", "psk", "WIFIPSK");
+        crate::nm::profile::set(&mut s, "802-11-wireless-security", "key-mgmt", "wpa-psk");
         let secrets: HashMap<String, String> = [("token".to_owned(), "VPNTOKEN".to_owned())].into();
-        crate::profile::set(&mut s, "vpn", "secrets", secrets);
+        crate::nm::profile::set(&mut s, "vpn", "secrets", secrets);
         let peer: HashMap<String, OwnedValue> = [
             ("public-key".to_owned(), val("PEERPUBLIC")),
             ("preshared-key".to_owned(), val("WGPSK")),
         ]
         .into();
-        crate::profile::set(&mut s, "wireguard", "peers", vec![peer]);
-        let out = crate::profile::render(&settings(&s));
+        crate::nm::profile::set(&mut s, "wireguard", "peers", vec![peer]);
+        let out = crate::nm::profile::render(&settings(&s));
         assert_hidden(
             &out,
             &["WIFIPSK", "VPNTOKEN", "WGPSK"],

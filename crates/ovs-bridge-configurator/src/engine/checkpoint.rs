@@ -8,19 +8,17 @@
 //! alive while this process runs, so a crash is undone within its timeout and a slow change
 //! never is.
 
-use std::convert::Infallible;
 use std::time::Duration;
-
-use zbus::zvariant::OwnedObjectPath;
 
 use crate::engine::change::{ChangeFailed, Failed, Lasting, Renegotiating};
 use crate::engine::reapply;
 use crate::nm::Nm;
+use crate::nm::keep_alive::{Kept, keep_alive};
 
 /// Applies `state` (the own reapply where it covers the change, nmstate's apply otherwise),
 /// verified, inside a checkpoint, runs `check` with what `prepare` (run while the change is
 /// planned, before anything changes) found, and commits only if it passes; the checkpoint
-/// is a dead man's switch (see [`keep_alive`]):
+/// is a dead man's switch ([`keep_alive`]):
 /// NetworkManager rolls the change back by itself `timeout` after this process stops showing
 /// it is alive (killed, or NetworkManager unreachable), and never while it runs.
 pub async fn apply<P, T, F, E>(
@@ -62,7 +60,9 @@ where
     };
     tokio::select! {
         result = change => result,
-        never = keep_alive(nm, &others, timeout) => match never {},
+        e = keep_alive(nm, Kept::AllBut(&others), timeout) => {
+            Err(Failed::Change(ChangeFailed::NetworkManager(Box::new(e))))
+        }
     }
 }
 
@@ -97,29 +97,4 @@ where
     nmstate::NetworkState::checkpoint_commit_async("")
         .await
         .map_err(|e| Failed::Change(ChangeFailed::Commit(e.to_string())))
-}
-
-/// The dead man's switch: every third of `timeout`, the checkpoint this change made (the
-/// reapply's, or nmstate's inside its apply, with `timeout`) has its automatic rollback moved
-/// to `timeout` from now. A slow change, a bond renegotiating or probes waiting out their bound are never
-/// rolled back under it; a kill -9 at any moment is, at most `timeout` later. What it costs:
-/// NetworkManager must answer one call every third of `timeout` (it does in milliseconds, also
-/// while it activates devices); one that cannot for two thirds of it gets the change rolled back.
-async fn keep_alive(nm: &Nm, others: &[OwnedObjectPath], timeout: Duration) -> Infallible {
-    loop {
-        tokio::time::sleep(timeout / 3).await;
-        let checkpoints = match nm.checkpoints().await {
-            Ok(c) => c,
-            Err(e) => {
-                tracing::warn!("cannot keep the change's checkpoint alive: {e}");
-                continue;
-            }
-        };
-        for cp in checkpoints.iter().filter(|c| !others.contains(c)) {
-            // Committed or rolled back since it was listed: nothing left to keep.
-            if let Err(e) = nm.checkpoint_extend(cp, timeout).await {
-                tracing::debug!("checkpoint {}: {e}", cp.as_str());
-            }
-        }
-    }
 }

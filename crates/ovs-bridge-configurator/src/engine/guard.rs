@@ -9,7 +9,7 @@ use std::net::IpAddr;
 
 use nmstate::{Interface, NetworkState};
 
-use crate::plan::BR_EX;
+use crate::br_ex::BR_EX;
 
 /// Interfaces OVN-Kubernetes creates and owns (exact names).
 const OVN_OWNED: [&str; 2] = ["br-int", "ovn-k8s-mp0"];

@@ -11,7 +11,7 @@ use zbus::zvariant::OwnedObjectPath;
 use crate::engine::profile_change::{self, IfaceChange, Uncovered};
 use crate::engine::profile_ovs::{self, BridgeChange};
 use crate::nm::Profile;
-use crate::profile::{self, Settings};
+use crate::nm::profile::{self, Settings};
 
 /// Every new port of a bridge holds its new internal interface, a new VLAN or an interface that
 /// exists, and every new internal interface is a port of a new bridge (else nmstate's to

@@ -15,7 +15,7 @@ use std::net::IpAddr;
 use serde_json::{Map, Value as Json};
 use zbus::zvariant::{OwnedValue, Value};
 
-use crate::profile::{Section, Settings, set, val};
+use crate::nm::profile::{Section, Settings, set, val};
 
 /// A part of the diff this module does not turn into profile settings (named for the log).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -407,12 +407,12 @@ pub fn apply_to(settings: &mut Settings, change: &IfaceChange) -> Result<(), Unc
         // Out of its bridge, as nmstate writes it: no controller, nothing of OVS, and a port's
         // own ports brought up with it only if it is a controller itself.
         for key in ["master", "slave-type", "controller", "port-type"] {
-            crate::profile::remove(settings, "connection", key);
+            crate::nm::profile::remove(settings, "connection", key);
         }
         settings.remove("ovs-interface");
         settings.remove("ovs-external-ids");
         if !is_controller(settings) {
-            crate::profile::remove(settings, "connection", "autoconnect-slaves");
+            crate::nm::profile::remove(settings, "connection", "autoconnect-slaves");
         }
     }
     Ok(())
@@ -432,7 +432,7 @@ pub fn make_port(settings: &mut Settings, name: &str) {
 }
 
 fn is_controller(settings: &Settings) -> bool {
-    ["bond", "team"].contains(&crate::profile::kind(settings).as_str())
+    ["bond", "team"].contains(&crate::nm::profile::kind(settings).as_str())
 }
 
 fn write_ip(s: &mut Section, family: &str, ip: &Map<String, Json>) -> Result<(), Uncovered> {
@@ -524,7 +524,7 @@ fn route_data(routes: &[Route]) -> OwnedValue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile;
+    use crate::nm::profile;
     use nmstate::NetworkState;
 
     /// A converted node's running configuration as nmstate shows it (`show -r`, trimmed).

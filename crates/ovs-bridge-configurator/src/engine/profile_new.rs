@@ -13,7 +13,7 @@ use serde_json::{Value as Json, json};
 use crate::engine::profile_change::{
     IfaceChange, Uncovered, apply_to, merged_ip, mtu_of, same_type, unknown_key,
 };
-use crate::profile::{Settings, set};
+use crate::nm::profile::{Settings, set};
 
 /// The keys of a new interface this module writes.
 const NEW_IFACE_KEYS: &[&str] = &["name", "type", "state", "mtu", "vlan", "ipv4", "ipv6"];
@@ -118,7 +118,7 @@ pub fn connection(id: &str, kind: &str, iface: &str) -> Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::{get_str, get_u32};
+    use crate::nm::profile::{get_str, get_u32};
 
     #[test]
     fn a_new_vlan_gets_nmstates_settings() {

@@ -13,7 +13,7 @@ use serde_json::Value as Json;
 
 use crate::engine::profile_change::{Uncovered, unknown_key};
 use crate::engine::profile_new::connection;
-use crate::profile::{Settings, set};
+use crate::nm::profile::{Settings, set};
 
 /// The keys of an OVS bridge of the desired state this module writes.
 const BRIDGE_KEYS: &[&str] = &["name", "type", "state", "bridge"];
@@ -130,7 +130,7 @@ fn profile(id: &str, kind: &str, iface: &str) -> Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::get_str;
+    use crate::nm::profile::get_str;
     use serde_json::json;
 
     #[test]
@@ -139,7 +139,7 @@ mod tests {
             "bridge": {"port": [{"name": "bond0"}, {"name": "br-ex"}]}});
         let b = new_bridge(&desired).unwrap();
         assert_eq!(b.ports, ["bond0", "br-ex"]);
-        let ids: Vec<String> = b.profiles.iter().map(crate::profile::id).collect();
+        let ids: Vec<String> = b.profiles.iter().map(crate::nm::profile::id).collect();
         assert_eq!(ids, ["br-ex-br", "bond0-port", "br-ex-port"]);
         let port = &b.profiles[1];
         assert_eq!(
@@ -183,7 +183,7 @@ mod tests {
         assert!(!b.new);
         assert_eq!(b.ports, ["bond0.300"]);
         assert_eq!(b.detached, ["bond0"]);
-        let ids: Vec<String> = b.profiles.iter().map(crate::profile::id).collect();
+        let ids: Vec<String> = b.profiles.iter().map(crate::nm::profile::id).collect();
         assert_eq!(ids, ["bond0.300-port"]);
         // The ports it has, or no port list: nothing to do.
         assert!(port_changes(&running, &running).unwrap().is_none());

@@ -29,8 +29,8 @@ use crate::engine::plan_ports::{
 use crate::engine::profile_change::{self, IfaceChange, Uncovered};
 use crate::engine::profile_new;
 use crate::engine::profile_ovs::{self, BridgeChange};
+use crate::nm::profile::{self, Settings};
 use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm, Store};
-use crate::profile::{self, Settings};
 
 /// How long a written change may take to be in place (an address NetworkManager sets a moment
 /// after the reapply returns, a DHCP method reaching its lease).

@@ -16,83 +16,12 @@ use std::time::{Duration, Instant};
 use selection::model::Snapshot;
 use selection::resolv_conf;
 
-/// Upstream's probe name, looked up as NS.
-pub const ROOT_SERVERS: &str = "root-servers.net";
+use crate::settings::probe_name::{ProbeName, ROOT_SERVERS};
 
 const TYPE_A: u16 = 1;
 const TYPE_NS: u16 = 2;
-/// A name's length in text, without the root's dot (its wire form is at most 255 bytes).
-const MAX_NAME: usize = 253;
-const MAX_LABEL: usize = 63;
 
 static IDS: AtomicU16 = AtomicU16::new(0x5eed);
-
-/// A name the DNS probe looks up (the `dns-probe-name` setting), checked when the settings load
-/// as Go's resolver checks it (kubernetes-nmstate's probe): labels of 1 to 63 letters, digits,
-/// `-` (not at either end) or `_`, at most 253 characters.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProbeName(String);
-
-/// Why a name cannot be looked up.
-#[derive(Debug, PartialEq, Eq, thiserror::Error)]
-pub enum BadProbeName {
-    #[error("{0:?} is longer than {MAX_NAME} characters")]
-    TooLong(String),
-    #[error("{0:?} has an empty label")]
-    EmptyLabel(String),
-    #[error("{name:?}: the label {label:?} is longer than {MAX_LABEL} bytes")]
-    LabelTooLong { name: String, label: String },
-    #[error("{name:?}: {c:?} is not a letter, digit, '-' or '_'")]
-    Character { name: String, c: char },
-    #[error("{name:?}: the label {label:?} begins or ends with '-'")]
-    Hyphen { name: String, label: String },
-}
-
-impl ProbeName {
-    pub fn new(name: &str) -> Result<ProbeName, BadProbeName> {
-        let bare = name.strip_suffix('.').unwrap_or(name);
-        if bare.len() > MAX_NAME {
-            return Err(BadProbeName::TooLong(name.to_owned()));
-        }
-        for label in bare.split('.') {
-            let err = |f: fn(String, String) -> BadProbeName| f(name.to_owned(), label.to_owned());
-            if label.is_empty() {
-                return Err(BadProbeName::EmptyLabel(name.to_owned()));
-            }
-            if label.len() > MAX_LABEL {
-                return Err(err(|name, label| BadProbeName::LabelTooLong {
-                    name,
-                    label,
-                }));
-            }
-            if let Some(c) = label
-                .chars()
-                .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
-            {
-                return Err(BadProbeName::Character {
-                    name: name.to_owned(),
-                    c,
-                });
-            }
-            if label.starts_with('-') || label.ends_with('-') {
-                return Err(err(|name, label| BadProbeName::Hyphen { name, label }));
-            }
-        }
-        Ok(ProbeName(bare.to_owned()))
-    }
-}
-
-impl Default for ProbeName {
-    fn default() -> ProbeName {
-        ProbeName(ROOT_SERVERS.to_owned())
-    }
-}
-
-impl std::fmt::Display for ProbeName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 /// The nameservers of the resolv.conf at `path` as glibc's resolver asks them (the first
 /// three), each with the interface of its `%scope` (a name among `snap`'s links, or an index).
@@ -136,7 +65,7 @@ pub fn nameservers_of(path: &Path, snap: &Snapshot) -> Vec<SocketAddr> {
 
 /// The query for `name`: NS for the root servers' zone, A for anything else.
 fn query(id: u16, name: &ProbeName) -> Vec<u8> {
-    let qtype = if name.0 == ROOT_SERVERS {
+    let qtype = if name.as_str() == ROOT_SERVERS {
         TYPE_NS
     } else {
         TYPE_A
@@ -144,7 +73,7 @@ fn query(id: u16, name: &ProbeName) -> Vec<u8> {
     // Header: id, recursion desired, one question.
     let mut q = id.to_be_bytes().to_vec();
     q.extend_from_slice(&[0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]);
-    for label in name.0.split('.') {
+    for label in name.as_str().split('.') {
         // At most 63 bytes, checked by `ProbeName::new`.
         q.push(label.len() as u8);
         q.extend_from_slice(label.as_bytes());
@@ -299,7 +228,7 @@ mod tests {
         let too_long = vec!["a".repeat(63); 4].join(".");
         assert!(matches!(
             ProbeName::new(&too_long),
-            Err(BadProbeName::TooLong(_))
+            Err(crate::settings::probe_name::BadProbeName::TooLong(_))
         ));
         for good in [
             "root-servers.net",

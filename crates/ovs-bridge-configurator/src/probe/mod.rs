@@ -38,7 +38,7 @@ const POLL: Duration = Duration::from_millis(250);
 #[derive(Clone, Debug)]
 pub struct Targets {
     pub resolv_conf: PathBuf,
-    pub dns_name: dns::ProbeName,
+    pub dns_name: crate::settings::ProbeName,
     /// The kubelet's kubeconfig, then the bootstrap one: the first that exists is used.
     pub kubeconfigs: Vec<PathBuf>,
     pub node: String,
@@ -93,7 +93,7 @@ pub enum Failed {
     )]
     Dns {
         server: IpAddr,
-        name: dns::ProbeName,
+        name: crate::settings::ProbeName,
         limit: Duration,
     },
     #[error(

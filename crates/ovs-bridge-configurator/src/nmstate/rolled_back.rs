@@ -73,7 +73,7 @@ mod tests {
     #[test]
     fn only_the_same_content_of_the_same_file_is_remembered_until_forgotten() {
         let dir = tempfile::tempdir().unwrap();
-        let args = crate::cli::SettingsArgs {
+        let args = crate::settings::SettingsArgs {
             var_lib_dir: Some(dir.path().to_owned()),
             ..Default::default()
         };

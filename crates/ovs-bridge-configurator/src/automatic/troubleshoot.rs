@@ -6,9 +6,9 @@ use std::path::Path;
 
 use selection::netlink::NetlinkReader;
 
+use crate::automatic::plan::Plan;
 use crate::nm::Nm;
-use crate::plan::Plan;
-use crate::profile::{self as p, ProfileView};
+use crate::nm::profile::{self as p, ProfileView};
 use crate::settings::Settings;
 
 /// On failure, in the journal: what NetworkManager and the kernel hold at that moment (as

@@ -16,16 +16,16 @@ use selection::atomic::write_atomic;
 use selection::netlink::NetlinkReader;
 use zbus::zvariant::OwnedObjectPath;
 
+use crate::br_ex::{BR_EX, BR_EX1, is_ours};
 use crate::engine::change::{Failed, Lasting};
-use crate::engine::{self, CheckFailed};
-use crate::live_failure;
+use crate::nm::profile::ProfileView;
 use crate::nm::{ActiveState, Nm};
-pub use crate::outcome::DeclarativeError;
-use crate::outcome::{ApplyError, Outcome};
+use crate::nmstate::DeclarativeError;
+use crate::nmstate::checks::{self, CheckFailed, Checks};
+use crate::nmstate::rolled_back;
+use crate::outcome::Outcome;
 use crate::ovsdb;
-use crate::plan::{BR_EX, BR_EX1, is_ours};
 use crate::probe;
-use crate::profile::ProfileView;
 use crate::recover::{reconnect, roll_back_abandoned, settle};
 use crate::settings::Settings;
 
@@ -92,14 +92,14 @@ pub async fn apply<F>(
     checkpoint_timeout: Duration,
     p: &Pending,
     state: nmstate::NetworkState,
-    checks: engine::Checks<'_>,
+    checks: Checks<'_>,
     clean_up: F,
 ) -> Result<(), DeclarativeError>
 where
     F: AsyncFnOnce() -> Result<(), CheckFailed>,
 {
     let path = p.path.display().to_string();
-    engine::apply(
+    checks::apply(
         s,
         nm,
         state,
@@ -164,20 +164,19 @@ impl Moment {
 }
 
 /// Applies the user's NMState file when one is pending.
-pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, ApplyError> {
+pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, DeclarativeError> {
     let Some(pending) = pending(s) else {
         return Ok(None);
     };
     if at == Moment::Running
-        && let Some(earlier) = live_failure::earlier(s, &pending.path, &pending.content)
+        && let Some(earlier) = rolled_back::earlier(s, &pending.path, &pending.content)
     {
         return Err(DeclarativeError::AlreadyRolledBack {
             path: earlier.path,
             at: earlier.at,
             why: earlier.why,
-            record: live_failure::record(s),
-        }
-        .into());
+            record: rolled_back::record(s),
+        });
     }
     tracing::info!("applying the NMState file {}", pending.path.display());
     let (targets, bound, checkpoint) = at.probes(s);
@@ -194,7 +193,7 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
     let before = active_bridge_profiles(&nm).await?;
     let mut reader = NetlinkReader::connect()?;
     let now = reader.snapshot().await?;
-    let checks = engine::Checks {
+    let checks = Checks {
         targets,
         bound,
         before: &now,
@@ -216,12 +215,12 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
         if at == Moment::Running
             && let Some(why) = why
         {
-            live_failure::remember(s, &pending.path, &pending.content, &why);
+            rolled_back::remember(s, &pending.path, &pending.content, &why);
         }
-        return Err(e.into());
+        return Err(e);
     }
     if at == Moment::Running {
-        live_failure::forget(s);
+        rolled_back::forget(s);
     }
     Ok(Some(Outcome::DeclarativeApplied))
 }
@@ -231,7 +230,7 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
 /// node: [`pending`] looks only at this node's `<short hostname>.yml`, else `cluster.yml`, so
 /// another host's file changes nothing here. A file that changed again while it was applied (a
 /// second write during the run) is applied again before returning.
-pub async fn apply_changed(s: &Settings) -> Result<Outcome, ApplyError> {
+pub async fn apply_changed(s: &Settings) -> Result<Outcome, DeclarativeError> {
     let mut outcome = None;
     while let Some(done) = apply_pending(s, Moment::Running).await? {
         outcome = Some(done);
@@ -252,7 +251,9 @@ pub async fn apply_changed(s: &Settings) -> Result<Outcome, ApplyError> {
 
 /// This tool's active profiles, in the order they are activated: bridges, then ports' uplinks,
 /// then the bridges' interfaces (which carry the IP). OVS ports come up with their bridge.
-async fn active_bridge_profiles(nm: &Nm) -> Result<Vec<(OwnedObjectPath, String)>, ApplyError> {
+async fn active_bridge_profiles(
+    nm: &Nm,
+) -> Result<Vec<(OwnedObjectPath, String)>, DeclarativeError> {
     let active = nm.active_uuids().await?;
     let rank = |id: &str| match id {
         _ if id == BR_EX.bridge || id == BR_EX1.bridge => 0,
@@ -353,7 +354,11 @@ async fn not_activated(
 /// After nmstate applied the file (inside its checkpoint): the automatic mode's profiles nmstate
 /// did not take over (inactive now), br-ex1 and its profiles unless the file defines it, and the
 /// SDN era's br0. The extra bridge's NIC gets its original profile back.
-async fn remove_leftovers(nm: &Nm, s: &Settings, keep_br_ex1: bool) -> Result<(), ApplyError> {
+async fn remove_leftovers(
+    nm: &Nm,
+    s: &Settings,
+    keep_br_ex1: bool,
+) -> Result<(), DeclarativeError> {
     let active = nm.active_uuids().await?;
     let br_ex1_ids = BR_EX1.profile_ids();
     let mut uplinks = Vec::new();

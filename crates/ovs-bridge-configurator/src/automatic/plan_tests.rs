@@ -6,8 +6,10 @@ use std::collections::HashMap;
 use selection::fixture::{addr, ip, route, snapshot};
 use zbus::zvariant::Value;
 
-use crate::plan::{Choice, Device, Files, Plan, PlanError, Profile, Reason, choose, plan};
-use crate::profile::{self as p, Settings};
+use crate::automatic::plan::{
+    Choice, Device, Files, Plan, PlanError, Profile, Reason, choose, plan,
+};
+use crate::nm::profile::{self as p, Settings};
 
 fn profile(
     id: &str,
@@ -818,12 +820,15 @@ fn a_forced_nic_already_bridged_is_converted_and_plans_nothing() {
         "{plan:?}"
     );
     // Not converted while ovs-if-phys0 is not active, nor when it holds another NIC.
-    assert!(!crate::plan::is_converted(&plan.choice, &[phys(false)]));
+    assert!(!crate::automatic::plan::is_converted(
+        &plan.choice,
+        &[phys(false)]
+    ));
     let other = Files {
         default_bridge: Some("ens4\n".into()),
         ..files
     };
-    assert!(!crate::plan::is_converted(
+    assert!(!crate::automatic::plan::is_converted(
         &choose(&snap, &other).unwrap().unwrap(),
         &[phys(true)]
     ));
@@ -851,7 +856,7 @@ fn a_hint_without_its_default_route_yet_is_awaited() {
         }
     );
     assert_eq!(
-        crate::plan::awaited_hint(&snap, &files, &found).as_deref(),
+        crate::automatic::plan::awaited_hint(&snap, &files, &found).as_deref(),
         Some("ens3")
     );
     // Not awaited: no hint, a hint naming the found NIC, a missing NIC, or a bridge.
@@ -861,7 +866,11 @@ fn a_hint_without_its_default_route_yet_is_awaited() {
             ..Default::default()
         };
         let c = choose(&snap, &f).unwrap().unwrap();
-        assert_eq!(crate::plan::awaited_hint(&snap, &f, &c), None, "{hint:?}");
+        assert_eq!(
+            crate::automatic::plan::awaited_hint(&snap, &f, &c),
+            None,
+            "{hint:?}"
+        );
     }
     // Once ens3 has its default route the hint wins and nothing is awaited.
     let later = snapshot()
@@ -880,7 +889,10 @@ fn a_hint_without_its_default_route_yet_is_awaited() {
             reason: Reason::Hint
         }
     );
-    assert_eq!(crate::plan::awaited_hint(&later, &files, &c), None);
+    assert_eq!(
+        crate::automatic::plan::awaited_hint(&later, &files, &c),
+        None
+    );
 }
 
 #[test]
@@ -899,11 +911,14 @@ fn a_node_ip_on_no_interface_is_awaited_before_a_default_route_is_taken() {
     let c = choose(&snap, &files).unwrap().unwrap();
     assert_eq!(c.reason, Reason::DefaultRoute);
     assert_eq!(
-        crate::plan::awaited_node_ip(&files, &c),
+        crate::automatic::plan::awaited_node_ip(&files, &c),
         Some("198.51.100.13".parse().unwrap())
     );
     // Without a node IP there is nothing to wait for; once ens3 has it, it is chosen.
-    assert_eq!(crate::plan::awaited_node_ip(&Files::default(), &c), None);
+    assert_eq!(
+        crate::automatic::plan::awaited_node_ip(&Files::default(), &c),
+        None
+    );
     let later = snapshot()
         .link(2, "ens3")
         .addr(2, "198.51.100.13/24")
@@ -919,16 +934,16 @@ fn a_node_ip_on_no_interface_is_awaited_before_a_default_route_is_taken() {
             reason: Reason::NodeIp
         }
     );
-    assert_eq!(crate::plan::awaited_node_ip(&files, &c), None);
+    assert_eq!(crate::automatic::plan::awaited_node_ip(&files, &c), None);
 }
 
 #[test]
 fn bond_port_clones_get_autoconnect_before_anything_is_activated() {
     let (profiles, devices) = bond(&[("mode", "802.3ad"), ("miimon", "100")]);
     let plan = run(&profiles, &devices, &bond_snapshot(), &Files::default()).unwrap();
-    let is_port = |id: &str| id.ends_with(crate::plan::SLAVE_CLONE_SUFFIX);
-    let steps = crate::plan::activation_steps(&plan.activate, is_port);
-    use crate::plan::Step;
+    let is_port = |id: &str| id.ends_with(crate::br_ex::SLAVE_CLONE_SUFFIX);
+    let steps = crate::automatic::plan::activation_steps(&plan.activate, is_port);
+    use crate::automatic::plan::Step;
     let prepare = |id: &str| Step::PreparePort(id.into());
     let activate = |id: &str, port: bool| Step::Activate {
         id: id.into(),

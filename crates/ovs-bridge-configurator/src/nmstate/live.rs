@@ -18,9 +18,10 @@ use selection::netlink::NetlinkReader;
 use selection::runfiles::read_ip_file;
 
 use crate::engine::change::{ChangeFailed, Failed, Lasting};
-use crate::engine::{self, CheckFailed, guard};
+use crate::engine::guard;
 use crate::lock::{self, ChangeLock, LockError};
 use crate::nm::{Nm, Unreachable};
+use crate::nmstate::checks::{self, CheckFailed, Checks};
 use crate::probe;
 use crate::settings::Settings;
 
@@ -119,14 +120,14 @@ pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duratio
         .map_err(|e| LiveError::Unreachable(Box::new(e)))?;
     let mut reader = NetlinkReader::connect()?;
     let before = reader.snapshot().await?;
-    let checks = engine::Checks {
+    let checks = Checks {
         targets: probe::Targets::live(s),
         bound: s.live_probe_timeout,
         before: &before,
         reader: &mut reader,
     };
     let no_step = async || Ok(());
-    engine::apply(
+    checks::apply(
         s,
         &nm,
         state,

@@ -1,6 +1,9 @@
 //! The NetworkManager D-Bus calls the configurator needs: profiles (read, add in memory,
 //! update, delete), devices, activation with state waits driven by signals, checkpoints.
 
+pub mod keep_alive;
+pub mod profile;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -8,7 +11,7 @@ use futures_util::StreamExt;
 use zbus::zvariant::{OwnedObjectPath, OwnedValue};
 use zbus::{Connection, proxy};
 
-use crate::profile::Settings;
+use crate::nm::profile::Settings;
 
 /// `NMActiveConnectionState`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,7 +261,7 @@ pub struct ActiveConnection {
     pub state: ActiveState,
 }
 
-impl crate::profile::ProfileView for Profile {
+impl crate::nm::profile::ProfileView for Profile {
     fn settings(&self) -> &Settings {
         &self.settings
     }
@@ -595,7 +598,7 @@ impl Nm {
         settings: &Settings,
         store: Store,
     ) -> Result<OwnedObjectPath, NmError> {
-        let id = crate::profile::get_str(settings, "connection", "id").unwrap_or_default();
+        let id = crate::nm::profile::get_str(settings, "connection", "id").unwrap_or_default();
         let s = self.settings().await?;
         let (path, _) = s
             .add_connection2(settings, store as u32, &BTreeMap::new())

@@ -11,8 +11,8 @@ use k8s_openapi::api::core::v1::{Node, ObjectReference};
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 use kube::{Api, Resource};
 
-use crate::apply::ApplyError;
-use crate::declarative::DeclarativeError;
+use crate::commands::boot_run::RunError;
+use crate::nmstate::DeclarativeError;
 use crate::probe::api;
 use crate::settings::Settings;
 
@@ -23,13 +23,13 @@ const NOTE_LIMIT: usize = 1024;
 const LIMIT: Duration = Duration::from_secs(5);
 
 /// The Event's reason for a failed live apply (`kubectl describe`'s Reason column).
-pub fn reason(e: &ApplyError) -> &'static str {
+pub fn reason(e: &RunError) -> &'static str {
     match e {
-        ApplyError::Declarative(DeclarativeError::Invalid { .. }) => "NMStateInvalid",
-        ApplyError::Declarative(
+        RunError::Declarative(DeclarativeError::Invalid { .. }) => "NMStateInvalid",
+        RunError::Declarative(
             DeclarativeError::Apply { .. } | DeclarativeError::Unusable { .. },
         ) => "NMStateRolledBack",
-        ApplyError::Declarative(DeclarativeError::AlreadyRolledBack { .. }) => {
+        RunError::Declarative(DeclarativeError::AlreadyRolledBack { .. }) => {
             "NMStateRolledBackEarlier"
         }
         _ => "NMStateNotApplied",

@@ -8,8 +8,11 @@ use selection::app::{UsageError, load_config};
 use selection::runfiles::NodeIpFiles;
 use serde::Deserialize;
 
-use crate::cli::SettingsArgs;
-use crate::probe::dns::ProbeName;
+mod args;
+pub mod probe_name;
+
+pub use args::SettingsArgs;
+pub use probe_name::ProbeName;
 
 pub const DEFAULT_CONFIG: &str = "/etc/ovs-bridge-configurator/config.toml";
 

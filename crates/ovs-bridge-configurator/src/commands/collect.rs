@@ -7,14 +7,24 @@
 use std::fmt::Display;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitCode};
 
 use selection::netlink::NetlinkReader;
 
 use crate::nm::Nm;
-use crate::profile::{self as p, ProfileView};
+use crate::nm::profile::{self as p, ProfileView};
 use crate::redact;
 use crate::settings::Settings;
+
+pub async fn exec(s: &Settings, dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let target = dir.map_or_else(default_target, Path::to_owned);
+    let missing = collect(s, &target).await?;
+    println!("collected into {}", target.display());
+    for m in &missing {
+        eprintln!("not gathered: {m}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
 
 /// Where `collect` writes when no target is given: a tar.gz in the current directory.
 pub fn default_target() -> PathBuf {
@@ -226,12 +236,14 @@ async fn network_manager(b: &mut Bundle, s: &Settings) -> String {
         Err(e) => b.fail("NetworkManager checkpoints", e),
     }
     let gathered = match NetlinkReader::connect() {
-        Ok(mut reader) => crate::apply::gather(&nm, &mut reader, s)
+        Ok(mut reader) => crate::automatic::gather::gather(&nm, &mut reader, s)
             .await
             .map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),
     };
-    match gathered.and_then(|g| crate::plan_report(&g, false).map_err(|e| e.to_string())) {
+    match gathered
+        .and_then(|g| crate::automatic::report::report(&g, false).map_err(|e| e.to_string()))
+    {
         Ok(text) => {
             let first = text
                 .lines()
@@ -327,7 +339,7 @@ fn newest_troubleshooting_copy(parent: &Path) -> Option<PathBuf> {
         .filter(|e| {
             e.file_name()
                 .to_string_lossy()
-                .starts_with(crate::troubleshoot::TROUBLESHOOTING_PREFIX)
+                .starts_with(crate::automatic::troubleshoot::TROUBLESHOOTING_PREFIX)
         })
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
         .max()

@@ -1,0 +1,335 @@
+//! The plan carried out inside a NetworkManager checkpoint: profiles added and activated in
+//! order, the dead man's switch kept, a failure or SIGTERM rolled back.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use selection::netlink::{ChangeStream, NetlinkReader};
+use zbus::zvariant::OwnedObjectPath;
+
+use crate::automatic::error::ConvertError;
+use crate::automatic::error::NotReady;
+use crate::automatic::gather::Gathered;
+use crate::automatic::plan::{self, Plan};
+use crate::automatic::verify::verify;
+use crate::br_ex::BR_EX1;
+
+use crate::nm::keep_alive::{Kept, keep_alive};
+use crate::nm::profile::{self as p, ProfileView, Settings as NmSettings};
+use crate::nm::{ActiveState, Nm, NmError, Store};
+use crate::ovsdb;
+use crate::probe;
+use crate::recover::reconnect;
+use crate::settings::Settings;
+
+/// How long a bond/team port may take to come up implicitly with its master.
+const PORT_IMPLICIT_WAIT: Duration = Duration::from_secs(5);
+/// Pause between two activation attempts of one profile (upstream: `sleep 5`).
+const ACTIVATION_RETRY_WAIT: Duration = Duration::from_secs(5);
+
+/// Runs the plan inside a checkpoint; on any failure (or SIGTERM) rolls back, removes what was
+/// added and keeps a copy of the generated profiles for troubleshooting.
+pub(crate) async fn execute(
+    nm: &Nm,
+    s: &Settings,
+    g: &Gathered,
+    plan: &Plan,
+    changes: &mut ChangeStream,
+    reader: &mut NetlinkReader,
+) -> Result<(), ConvertError> {
+    let selected = probe::select(&probe::Targets::at_boot(s), &g.snapshot).await;
+    let cp = nm.checkpoint_create(&[], s.checkpoint_timeout).await?;
+    let mut added: BTreeMap<String, (OwnedObjectPath, NmSettings)> = BTreeMap::new();
+    let result = tokio::select! {
+        r = async {
+            steps(nm, s, g, plan, &mut added, changes, reader).await?;
+            // Ready means forwarding: an active bond or VLAN is not yet one that carries traffic.
+            probe::await_after(reader, &selected, Instant::now(), s.forwarding_timeout).await?;
+            Ok(())
+        } => r,
+        e = keep_alive(nm, Kept::Own(&cp), s.checkpoint_timeout) => Err(ConvertError::Checkpoint(e)),
+        e = terminated() => Err(e),
+    };
+    match result {
+        Ok(()) => {
+            nm.checkpoint_destroy(&cp)
+                .await
+                .map_err(ConvertError::Uncommitted)?;
+            for b in &plan.bridges {
+                if let Err(e) = crate::automatic::nic::vmxnet3_allmulticast(&b.interface).await {
+                    tracing::warn!("{e}");
+                }
+            }
+            if s.persist {
+                for (path, settings) in added.values() {
+                    nm.update(path, settings, Store::Disk).await?;
+                }
+            }
+            Ok(())
+        }
+        Err(e) => {
+            tracing::error!("{e}; rolling back to the previous network configuration");
+            crate::automatic::troubleshoot::dump_profiles(s, plan);
+            crate::automatic::troubleshoot::log_state(
+                nm,
+                reader,
+                !matches!(&e, ConvertError::Checkpoint(c) if c.is_unanswered()),
+            )
+            .await;
+            if let Err(r) = nm.checkpoint_rollback(&cp).await {
+                tracing::error!("checkpoint rollback failed: {r}");
+                if r.is_unanswered() {
+                    // Every further call would wait as long again. The checkpoint was last
+                    // extended at most one timeout ago: NetworkManager restores the previous
+                    // network by itself once it runs again and that timeout has passed.
+                    tracing::error!(
+                        "NetworkManager is not answering: it rolls back by itself within {}s of \
+                         running again",
+                        s.checkpoint_timeout.as_secs()
+                    );
+                    return Err(e);
+                }
+            }
+            if nm.follow_restart().await {
+                tracing::warn!(
+                    "NetworkManager was restarted during the apply and its checkpoint is gone: \
+                     removing this run's profiles by UUID and reconnecting the uplink"
+                );
+            }
+            for (id, (_, settings)) in &added {
+                // DELETE_NEW_CONNECTIONS already removed them; this covers a rollback that could
+                // not run (NetworkManager restarted and lost the checkpoint).
+                if nm.delete_uuid(&p::uuid(settings)).await.unwrap_or(false) {
+                    tracing::info!("removed {id}");
+                }
+            }
+            for b in &plan.bridges {
+                if let Err(o) = ovsdb::delete_bridge(b.names.bridge) {
+                    tracing::error!("{o}");
+                }
+            }
+            let uplinks: Vec<String> = plan.bridges.iter().map(|b| b.interface.clone()).collect();
+            reconnect(nm, &uplinks, s.activation_timeout).await;
+            Err(e)
+        }
+    }
+}
+
+/// SIGTERM (systemd's stop) or SIGINT (Ctrl-C by hand): both end the run with a rollback.
+async fn terminated() -> ConvertError {
+    use tokio::signal::unix::{SignalKind, signal};
+    match (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) {
+        (Ok(mut term), Ok(mut int)) => {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+            ConvertError::Terminated
+        }
+        (Err(e), _) | (_, Err(e)) => ConvertError::Signal(e),
+    }
+}
+
+async fn steps(
+    nm: &Nm,
+    s: &Settings,
+    g: &Gathered,
+    plan: &Plan,
+    added: &mut BTreeMap<String, (OwnedObjectPath, NmSettings)>,
+    changes: &mut ChangeStream,
+    reader: &mut NetlinkReader,
+) -> Result<(), ConvertError> {
+    if !plan.remove.is_empty() {
+        let mut uplinks = Vec::new();
+        for uuid in &plan.remove {
+            let Some((path, x)) = g.profiles.iter().find(|(_, x)| x.uuid() == *uuid) else {
+                continue;
+            };
+            tracing::info!("removing {} (no extra bridge configured any more)", x.id());
+            if x.id() == BR_EX1.uplink_profile() {
+                uplinks.extend(x.interface());
+            }
+            nm.delete(path).await?;
+        }
+        ovsdb::delete_bridge(BR_EX1.bridge)?;
+        reconnect(nm, &uplinks, s.activation_timeout).await;
+    }
+    for settings in plan.bridges.iter().flat_map(|b| &b.add) {
+        let path = nm.add(settings).await?;
+        added.insert(p::id(settings), (path, p::clone_settings(settings)));
+    }
+    let to_activate: BTreeMap<&String, (OwnedObjectPath, NmSettings)> = plan
+        .activate
+        .iter()
+        .filter_map(|id| {
+            let path = added
+                .get(id)
+                .map(|(path, _)| path.clone())
+                .or_else(|| g.path_of(id).cloned())?;
+            let settings = match added.get(id) {
+                Some((_, s)) => p::clone_settings(s),
+                None => g
+                    .profiles
+                    .iter()
+                    .find(|(_, x)| x.id() == *id)
+                    .map(|(_, x)| p::clone_settings(&x.settings))
+                    .unwrap_or_default(),
+            };
+            Some((id, (path, settings)))
+        })
+        .collect();
+    let order: Vec<String> = plan
+        .activate
+        .iter()
+        .filter(|id| to_activate.contains_key(id))
+        .cloned()
+        .collect();
+    let port = |id: &str| {
+        to_activate
+            .get(&id.to_owned())
+            .is_some_and(|(_, s)| is_port(s))
+    };
+    let mut ports_up: BTreeMap<String, usize> = BTreeMap::new();
+    let mut port_masters: Vec<String> = Vec::new();
+    for step in plan::activation_steps(&order, port) {
+        match step {
+            plan::Step::PreparePort(id) => {
+                let (path, settings) = &to_activate[&id];
+                if let Some(iface) = p::interface(settings) {
+                    crate::bond::wait_lacp(&iface).await;
+                }
+                autoconnect(nm, path, &id, settings, added).await?;
+            }
+            plan::Step::Activate { id, port } => {
+                let (path, settings) = &to_activate[&id];
+                let uuid = p::uuid(settings);
+                let master = p::master(settings).unwrap_or_default();
+                if port {
+                    if !port_masters.contains(&master) {
+                        port_masters.push(master.clone());
+                    }
+                    // A chance to come up implicitly with the master before being activated
+                    // explicitly (the fail_over_mac=follow race).
+                    wait_implicit(nm, &uuid, PORT_IMPLICIT_WAIT).await?;
+                }
+                match (activate(nm, path, &uuid, &id, s).await, port) {
+                    (Ok(()), true) => *ports_up.entry(master).or_default() += 1,
+                    (Ok(()), false) => {}
+                    // A bond survives with one port up (OCPBUGS-1503).
+                    (Err(e), true) => tracing::warn!("port {id} did not come up: {e}"),
+                    (Err(e), false) => return Err(e.into()),
+                }
+                // Switched on once active, so NM brings it back by itself later (activation
+                // list only).
+                if !port {
+                    autoconnect(nm, path, &id, settings, added).await?;
+                }
+            }
+        }
+    }
+    if let Some(m) = port_masters
+        .iter()
+        .find(|m| ports_up.get(*m).copied().unwrap_or(0) == 0)
+    {
+        return Err(NotReady::NoPort(m.clone()).into());
+    }
+    verify(plan, g, changes, reader).await
+}
+
+fn is_port(settings: &NmSettings) -> bool {
+    matches!(
+        p::get_str(settings, "connection", "slave-type").as_deref(),
+        Some("bond" | "team")
+    )
+}
+
+/// Sets `connection.autoconnect=yes` on profile `id` (in memory; persisted after the commit).
+async fn autoconnect(
+    nm: &Nm,
+    path: &OwnedObjectPath,
+    id: &str,
+    settings: &NmSettings,
+    added: &mut BTreeMap<String, (OwnedObjectPath, NmSettings)>,
+) -> Result<(), NmError> {
+    let mut on = p::clone_settings(settings);
+    p::set(&mut on, "connection", "autoconnect", true);
+    nm.update(path, &on, Store::Memory).await?;
+    if let Some(a) = added.get_mut(id) {
+        a.1 = on;
+    }
+    Ok(())
+}
+
+/// Activates profile `id` with upstream's persistence: up to `activation-attempts` attempts
+/// (10), 5 s apart, each waiting up to `activation-timeout-secs`. A NetworkManager that does not
+/// answer at all is not retried: every further call would wait as long again.
+pub(crate) async fn activate(
+    nm: &Nm,
+    path: &OwnedObjectPath,
+    uuid: &str,
+    id: &str,
+    s: &Settings,
+) -> Result<(), NmError> {
+    let mut attempt = 1;
+    loop {
+        match activate_once(nm, path, uuid, id, s.activation_timeout).await {
+            Ok(()) => return Ok(()),
+            Err(e) if e.is_unanswered() => return Err(e),
+            Err(e) if attempt >= s.activation_attempts => {
+                return Err(NmError::GaveUp {
+                    id: id.into(),
+                    attempts: attempt,
+                    last: Box::new(e),
+                });
+            }
+            Err(e) => {
+                tracing::warn!(
+                    "{id}: attempt {attempt} of {} failed ({e}); trying again in {}s",
+                    s.activation_attempts,
+                    ACTIVATION_RETRY_WAIT.as_secs()
+                );
+                tokio::time::sleep(ACTIVATION_RETRY_WAIT).await;
+                attempt += 1;
+            }
+        }
+    }
+}
+
+/// Waits up to `limit` for profile `uuid` to be activated by NM on its own.
+async fn wait_implicit(nm: &Nm, uuid: &str, limit: Duration) -> Result<(), NmError> {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if nm.is_activated(uuid).await? {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Ok(())
+}
+
+async fn activate_once(
+    nm: &Nm,
+    path: &OwnedObjectPath,
+    uuid: &str,
+    id: &str,
+    timeout: Duration,
+) -> Result<(), NmError> {
+    // Activating br-ex brings up its ports and the physical interface (autoconnect-slaves):
+    // wait for those instead of activating them a second time.
+    match nm
+        .active_connections()
+        .await?
+        .into_iter()
+        .find(|a| a.uuid == uuid)
+    {
+        Some(a) if a.state == ActiveState::Activated => {
+            tracing::debug!("{id} already activated");
+            Ok(())
+        }
+        Some(a) => nm.wait_active(&a.path, id, timeout).await,
+        None => nm.activate(path, id, timeout).await,
+    }
+}

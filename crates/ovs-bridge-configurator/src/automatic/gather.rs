@@ -1,0 +1,125 @@
+//! Everything the planner reads: NetworkManager's profiles and devices, the kernel's state and
+//! the input files.
+
+use std::net::IpAddr;
+use std::path::Path;
+
+use selection::Snapshot;
+use selection::netlink::NetlinkReader;
+use selection::runfiles::read_ip_file;
+use zbus::zvariant::OwnedObjectPath;
+
+use crate::automatic::error::ConvertError;
+use crate::automatic::plan::{self, Files, PlanError};
+use crate::nm::Nm;
+use crate::nm::profile::{self as p, ProfileView};
+use crate::settings::Settings;
+
+/// Everything the planner reads.
+pub struct Gathered {
+    pub profiles: Vec<(OwnedObjectPath, plan::Profile)>,
+    pub devices: Vec<(OwnedObjectPath, plan::Device)>,
+    pub snapshot: Snapshot,
+    pub files: Files,
+    /// The node IPs per family nodeip-selector wrote (`ipv4`, `ipv6`): on a dual-stack node
+    /// kubelet gets both, so br-ex must carry both before the run ends.
+    pub node_ips: Vec<IpAddr>,
+}
+
+impl Gathered {
+    /// The plan for what was gathered; `new_uuid` names the profiles it creates.
+    pub fn plan(&self, new_uuid: &mut dyn FnMut() -> String) -> Result<plan::Plan, PlanError> {
+        let profiles = self.planner_profiles();
+        let devices: Vec<plan::Device> = self.devices.iter().map(|(_, d)| d.clone()).collect();
+        plan::plan(&profiles, &devices, &self.snapshot, &self.files, new_uuid)
+    }
+
+    /// The profiles without their D-Bus paths, as the pure planner takes them.
+    pub(crate) fn planner_profiles(&self) -> Vec<plan::Profile> {
+        self.profiles
+            .iter()
+            .map(|(_, x)| plan::Profile {
+                settings: p::clone_settings(&x.settings),
+                active: x.active,
+            })
+            .collect()
+    }
+
+    pub(crate) fn path_of(&self, id: &str) -> Option<&OwnedObjectPath> {
+        self.profiles
+            .iter()
+            .find(|(_, x)| x.id() == id)
+            .map(|(path, _)| path)
+    }
+}
+
+pub(crate) fn read_text(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|t| t.trim_end_matches('\n').to_owned())
+}
+
+/// Reads NM, the kernel and the input files.
+pub async fn gather(
+    nm: &Nm,
+    reader: &mut NetlinkReader,
+    s: &Settings,
+) -> Result<Gathered, ConvertError> {
+    let devices: Vec<(OwnedObjectPath, plan::Device)> = nm
+        .devices()
+        .await?
+        .into_iter()
+        .map(|d| {
+            (
+                d.path,
+                plan::Device {
+                    interface: d.interface,
+                    device_type: d.device_type,
+                    active_uuid: d.active_uuid,
+                },
+            )
+        })
+        .collect();
+    let active: Vec<&str> = devices
+        .iter()
+        .filter_map(|(_, d)| d.active_uuid.as_deref())
+        .collect();
+    let profiles = nm
+        .profiles()
+        .await?
+        .into_iter()
+        .map(|x| {
+            let is_active = active.contains(&x.uuid().as_str());
+            (
+                x.path,
+                plan::Profile {
+                    settings: x.settings,
+                    active: is_active,
+                },
+            )
+        })
+        .collect();
+    let primary_ip = read_ip_file(&s.node_ip_files().primary_ip()).unwrap_or_else(|e| {
+        tracing::warn!("ignoring {e}");
+        None
+    });
+    let files = Files {
+        default_bridge: std::fs::read_to_string(s.default_bridge()).ok(),
+        primary_ip,
+        hint: read_text(&s.hint()),
+        extra_bridge: read_text(&s.extra_bridge())
+            .and_then(|t| t.lines().next().map(str::to_owned)),
+    };
+    let ip_files = s.node_ip_files();
+    let node_ips = [ip_files.ipv4(), ip_files.ipv6()]
+        .iter()
+        .filter_map(|f| read_ip_file(f).ok().flatten())
+        .collect();
+    Ok(Gathered {
+        profiles,
+        devices,
+        snapshot: reader.snapshot().await?,
+        files,
+        node_ips,
+    })
+}

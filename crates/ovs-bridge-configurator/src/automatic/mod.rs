@@ -1,0 +1,159 @@
+//! The automatic conversion (configure-ovs.sh's job): gather NetworkManager's profiles and
+//! devices, the kernel's state and the input files ([`gather`]), plan purely ([`plan`]), run the
+//! plan inside a NetworkManager checkpoint ([`execute`]), verify through netlink ([`verify`]),
+//! commit or roll back.
+
+pub mod error;
+mod execute;
+pub mod gather;
+pub mod nic;
+pub mod plan;
+pub mod report;
+pub mod troubleshoot;
+pub mod verify;
+
+#[cfg(test)]
+mod plan_tests;
+
+use std::time::{Duration, Instant};
+
+use selection::atomic::{touch, write_atomic};
+use selection::netlink::{ChangeStream, NetlinkReader};
+
+use crate::br_ex::{BR_EX, is_ours};
+use crate::nm::Nm;
+use crate::nm::profile::ProfileView;
+use crate::outcome::Outcome;
+use crate::recover::{cleanup, roll_back_abandoned};
+use crate::settings::Settings;
+use error::io;
+pub use error::{ConvertError, NotReady};
+use execute::execute;
+use gather::{Gathered, gather, read_text};
+use plan::{Plan, PlanError};
+
+/// How long to wait for a default route to appear when there is none (upstream: 12 x 5 s).
+const DEFAULT_ROUTE_WAIT: Duration = Duration::from_secs(60);
+
+/// The automatic conversion (configure-ovs.sh's job), run by `apply` once no NMState file is
+/// to be applied and none was.
+pub async fn convert(s: &Settings) -> Result<Outcome, ConvertError> {
+    touch(&s.executed_marker()).map_err(|e| io("touch", &s.executed_marker(), e))?;
+    let nm = Nm::connect(s.dbus_timeout).await?;
+    roll_back_abandoned(&nm, s.activation_timeout).await?;
+    let mut changes = ChangeStream::subscribe(Duration::from_millis(20))?;
+    let mut reader = NetlinkReader::connect()?;
+    // The remembered interface became the extra bridge's: forget it and rebuild everything.
+    if let (Some(hint), Some(extra)) = (read_text(&s.hint()), read_text(&s.extra_bridge()))
+        && hint.trim() == extra.lines().next().unwrap_or_default().trim()
+    {
+        tracing::info!("the hint names the extra-bridge interface {hint}: full reconfiguration");
+        let _ = std::fs::remove_file(s.hint());
+        let _ = std::fs::remove_file(s.boot_marker());
+    }
+    if !s.boot_marker().exists() {
+        seed_hint(&nm, s).await?;
+        tracing::info!(
+            "first run of this boot: removing a previous boot's bridge before rebuilding"
+        );
+        cleanup::<ConvertError>(&nm, s.activation_timeout).await?;
+        touch(&s.boot_marker()).map_err(|e| io("touch", &s.boot_marker(), e))?;
+    }
+    let mut g = gather(&nm, &mut reader, s).await?;
+    let deadline = Instant::now() + DEFAULT_ROUTE_WAIT;
+    while Instant::now() < deadline {
+        match plan::choose(&g.snapshot, &g.files)? {
+            None => tracing::info!(
+                "no node-IP interface and no default route yet; waiting for a network change"
+            ),
+            Some(c) => match (
+                plan::awaited_node_ip(&g.files, &c),
+                plan::awaited_hint(&g.snapshot, &g.files, &c),
+            ) {
+                (Some(ip), _) => tracing::info!(
+                    "the node IP {ip} ({}) is on no interface yet ({} has a default route): \
+                     waiting for it",
+                    s.node_ip_files().primary_ip().display(),
+                    c.interface
+                ),
+                (None, Some(hint)) => tracing::info!(
+                    "{} has a default route, but br-ex was on {hint} ({}): waiting for {hint}'s \
+                     default route",
+                    c.interface,
+                    s.hint().display()
+                ),
+                (None, None) => break,
+            },
+        }
+        let _ = tokio::time::timeout(deadline - Instant::now(), changes.next()).await;
+        g = gather(&nm, &mut reader, s).await?;
+    }
+    let choice = plan::choose(&g.snapshot, &g.files)?.ok_or(PlanError::NoInterface)?;
+    if !plan::is_converted(&choice, &g.planner_profiles())
+        && g.profiles.iter().any(|(_, x)| is_ours(&x.id()))
+    {
+        tracing::info!(
+            "br-ex is not carrying the node IP: removing the previous attempt before proceeding"
+        );
+        cleanup::<ConvertError>(&nm, s.activation_timeout).await?;
+        g = gather(&nm, &mut reader, s).await?;
+    }
+    let plan = g.plan(&mut || uuid::Uuid::new_v4().to_string())?;
+    for w in plan.bridges.iter().flat_map(|b| &b.warnings) {
+        tracing::warn!("{w}");
+    }
+    let nothing_to_do = plan.already_converted && plan.bridges.is_empty() && plan.remove.is_empty();
+    let outcome = if nothing_to_do && all_active(&g, &plan) {
+        tracing::info!(
+            "br-ex already carries the node IP and every profile is active: nothing to do"
+        );
+        Outcome::AlreadyConverted
+    } else {
+        execute(&nm, s, &g, &plan, &mut changes, &mut reader).await?;
+        Outcome::Converted {
+            interface: plan.choice.interface.clone(),
+        }
+    };
+    if let Outcome::Converted { interface } = &outcome
+        && interface != BR_EX.bridge
+    {
+        // Decision: written on every conversion, also when the node IP chose the interface
+        // (upstream only wrote it on the default-route path, so a node with primary-ip got it
+        // on its second run of a boot, if ever). OVN-Kubernetes reads this file.
+        write_atomic(&s.hint(), format!("{interface}\n").as_bytes(), 0o644)
+            .map_err(|e| io("write", &s.hint(), e))?;
+    }
+    tracing::info!("D-Bus calls: {}", nm.calls());
+    Ok(outcome)
+}
+
+/// Without a hint file (a node converted by a version that did not write it), the previous
+/// boot's `ovs-if-phys0` still names the NIC br-ex was on: remember it before the clean-up
+/// removes the profile, so br-ex does not move to another NIC with a default route.
+async fn seed_hint(nm: &Nm, s: &Settings) -> Result<(), ConvertError> {
+    if s.hint().exists() {
+        return Ok(());
+    }
+    let phys = BR_EX.uplink_profile();
+    let Some(nic) = nm
+        .profiles()
+        .await?
+        .iter()
+        .filter(|x| x.id() == phys)
+        .find_map(|x| x.interface())
+    else {
+        return Ok(());
+    };
+    tracing::info!(
+        "no {}: seeding it with {nic}, the NIC of the previous boot's {phys}",
+        s.hint().display()
+    );
+    write_atomic(&s.hint(), format!("{nic}\n").as_bytes(), 0o644)
+        .map_err(|e| io("write", &s.hint(), e))
+}
+
+fn all_active(g: &Gathered, plan: &Plan) -> bool {
+    plan.activate
+        .iter()
+        .all(|id| g.profiles.iter().any(|(_, x)| x.id() == *id && x.active))
+}

@@ -21,7 +21,7 @@ use crate::nm::keep_alive::{Kept, keep_alive};
 /// is a dead man's switch ([`keep_alive`]):
 /// NetworkManager rolls the change back by itself `timeout` after this process stops showing
 /// it is alive (killed, or NetworkManager unreachable), and never while it runs.
-pub async fn apply<P, T, F, E>(
+pub async fn within_checkpoint<P, T, F, E>(
     nm: &Nm,
     state: nmstate::NetworkState,
     timeout: Duration,

@@ -48,7 +48,7 @@ pub struct Checks<'a> {
 /// Applies `state` inside the checkpoint (`timeout`, `lasting`), then runs `first` (a front
 /// end's own step: the declarative path's clean-up), checks br-ex and the probes, and commits
 /// only if all of that passes. The probes are selected while the change is planned.
-pub async fn apply<F>(
+pub async fn apply_checked<F>(
     s: &Settings,
     nm: &Nm,
     state: nmstate::NetworkState,
@@ -76,7 +76,7 @@ where
         let limit = renegotiating.probe_limit(start, bound).await;
         Ok(probe::await_after(reader, &selected, start, limit).await?)
     };
-    checkpoint::apply(nm, state, timeout, lasting, select, check).await
+    checkpoint::within_checkpoint(nm, state, timeout, lasting, select, check).await
 }
 
 /// br-ex exists and carries the node IP (the install's seeds make br-ex mandatory in these

@@ -127,7 +127,7 @@ pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duratio
         reader: &mut reader,
     };
     let no_step = async || Ok(());
-    checks::apply(
+    checks::apply_checked(
         s,
         &nm,
         state,

@@ -86,7 +86,7 @@ pub fn parse(p: &Pending) -> Result<nmstate::NetworkState, DeclarativeError> {
 /// Applies `p` (parsed as `state`) with the NMState [`engine`], `clean_up` (removing the
 /// automatic bridge's leftovers) and `checks` run before committing, and records the file. A
 /// failure anywhere rolls back.
-pub async fn apply<F>(
+pub async fn apply_file<F>(
     s: &Settings,
     nm: &Nm,
     checkpoint_timeout: Duration,
@@ -99,7 +99,7 @@ where
     F: AsyncFnOnce() -> Result<(), CheckFailed>,
 {
     let path = p.path.display().to_string();
-    checks::apply(
+    checks::apply_checked(
         s,
         nm,
         state,
@@ -204,7 +204,7 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
             .await
             .map_err(|e| CheckFailed::Leftovers(Box::new(e)))
     };
-    if let Err(e) = apply(s, &nm, checkpoint, &pending, state, checks, clean_up).await {
+    if let Err(e) = apply_file(s, &nm, checkpoint, &pending, state, checks, clean_up).await {
         tracing::error!("{e}");
         restore_bridges(&nm, &before, s).await;
         let why = match &e {

@@ -1,0 +1,3 @@
+//! One module per subcommand: read the input, call the core, print the output.
+
+pub mod render;

@@ -1,0 +1,9 @@
+use std::process::ExitCode;
+
+use clap::Parser;
+use policy_controller::cli::Cli;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    selection::app::exit("policy-controller", policy_controller::run(&cli))
+}

@@ -11,7 +11,7 @@ use crate::automatic::error::ConvertError;
 use crate::automatic::error::NotReady;
 use crate::automatic::gather::Gathered;
 use crate::automatic::plan::{self, Plan};
-use crate::automatic::verify::verify;
+use crate::automatic::verify::bridge_carries_node_ip;
 use crate::br_ex::BR_EX1;
 
 use crate::nm::keep_alive::{Kept, keep_alive};
@@ -27,6 +27,9 @@ const PORT_IMPLICIT_WAIT: Duration = Duration::from_secs(5);
 /// Pause between two activation attempts of one profile (upstream: `sleep 5`).
 const ACTIVATION_RETRY_WAIT: Duration = Duration::from_secs(5);
 
+/// The profiles this run added, by id: their D-Bus paths and the settings last written.
+type Added = BTreeMap<String, (OwnedObjectPath, NmSettings)>;
+
 /// Runs the plan inside a checkpoint; on any failure (or SIGTERM) rolls back, removes what was
 /// added and keeps a copy of the generated profiles for troubleshooting.
 pub(crate) async fn execute(
@@ -39,7 +42,7 @@ pub(crate) async fn execute(
 ) -> Result<(), ConvertError> {
     let selected = probe::select(&probe::Targets::at_boot(s), &g.snapshot).await;
     let cp = nm.checkpoint_create(&[], s.checkpoint_timeout).await?;
-    let mut added: BTreeMap<String, (OwnedObjectPath, NmSettings)> = BTreeMap::new();
+    let mut added = Added::new();
     let result = tokio::select! {
         r = async {
             steps(nm, s, g, plan, &mut added, changes, reader).await?;
@@ -51,66 +54,104 @@ pub(crate) async fn execute(
         e = terminated() => Err(e),
     };
     match result {
-        Ok(()) => {
-            nm.checkpoint_destroy(&cp)
-                .await
-                .map_err(ConvertError::Uncommitted)?;
-            for b in &plan.bridges {
-                if let Err(e) = crate::automatic::nic::vmxnet3_allmulticast(&b.interface).await {
-                    tracing::warn!("{e}");
-                }
-            }
-            if s.persist {
-                for (path, settings) in added.values() {
-                    nm.update(path, settings, Store::Disk).await?;
-                }
-            }
-            Ok(())
-        }
+        Ok(()) => commit(nm, s, plan, &cp, &added).await,
         Err(e) => {
-            tracing::error!("{e}; rolling back to the previous network configuration");
-            crate::automatic::troubleshoot::dump_profiles(s, plan);
-            crate::automatic::troubleshoot::log_state(
-                nm,
-                reader,
-                !matches!(&e, ConvertError::Checkpoint(c) if c.is_unanswered()),
-            )
-            .await;
-            if let Err(r) = nm.checkpoint_rollback(&cp).await {
-                tracing::error!("checkpoint rollback failed: {r}");
-                if r.is_unanswered() {
-                    // Every further call would wait as long again. The checkpoint was last
-                    // extended at most one timeout ago: NetworkManager restores the previous
-                    // network by itself once it runs again and that timeout has passed.
-                    tracing::error!(
-                        "NetworkManager is not answering: it rolls back by itself within {}s of \
-                         running again",
-                        s.checkpoint_timeout.as_secs()
-                    );
-                    return Err(e);
-                }
-            }
-            if nm.follow_restart().await {
-                tracing::warn!(
-                    "NetworkManager was restarted during the apply and its checkpoint is gone: \
-                     removing this run's profiles by UUID and reconnecting the uplink"
-                );
-            }
-            for (id, (_, settings)) in &added {
-                // DELETE_NEW_CONNECTIONS already removed them; this covers a rollback that could
-                // not run (NetworkManager restarted and lost the checkpoint).
-                if nm.delete_uuid(&p::uuid(settings)).await.unwrap_or(false) {
-                    tracing::info!("removed {id}");
-                }
-            }
-            for b in &plan.bridges {
-                if let Err(o) = ovsdb::delete_bridge(b.names.bridge) {
-                    tracing::error!("{o}");
-                }
-            }
-            let uplinks: Vec<String> = plan.bridges.iter().map(|b| b.interface.clone()).collect();
-            reconnect(nm, &uplinks, s.activation_timeout).await;
+            roll_back(nm, s, plan, &cp, &added, reader, &e).await;
             Err(e)
+        }
+    }
+}
+
+/// After success: destroys the checkpoint (keeping the change), tunes vmxnet3 uplinks and, when
+/// asked to persist, writes the added profiles to disk.
+async fn commit(
+    nm: &Nm,
+    s: &Settings,
+    plan: &Plan,
+    cp: &OwnedObjectPath,
+    added: &Added,
+) -> Result<(), ConvertError> {
+    nm.checkpoint_destroy(cp)
+        .await
+        .map_err(ConvertError::Uncommitted)?;
+    for b in &plan.bridges {
+        if let Err(e) = crate::automatic::nic::vmxnet3_allmulticast(&b.interface).await {
+            tracing::warn!("{e}");
+        }
+    }
+    if s.persist {
+        for (path, settings) in added.values() {
+            nm.update(path, settings, Store::Disk).await?;
+        }
+    }
+    Ok(())
+}
+
+/// After failure `e`: leaves the evidence, rolls the checkpoint back and removes whatever of
+/// this run survived it, then reconnects the uplinks.
+async fn roll_back(
+    nm: &Nm,
+    s: &Settings,
+    plan: &Plan,
+    cp: &OwnedObjectPath,
+    added: &Added,
+    reader: &mut NetlinkReader,
+    e: &ConvertError,
+) {
+    tracing::error!("{e}; rolling back to the previous network configuration");
+    crate::automatic::troubleshoot::dump_profiles(s, plan);
+    crate::automatic::troubleshoot::log_state(
+        nm,
+        reader,
+        !matches!(e, ConvertError::Checkpoint(c) if c.is_unanswered()),
+    )
+    .await;
+    if !rollback_checkpoint(nm, s, cp).await {
+        return;
+    }
+    if nm.follow_restart().await {
+        tracing::warn!(
+            "NetworkManager was restarted during the apply and its checkpoint is gone: \
+             removing this run's profiles by UUID and reconnecting the uplink"
+        );
+    }
+    remove_leftovers(nm, plan, added).await;
+    let uplinks: Vec<String> = plan.bridges.iter().map(|b| b.interface.clone()).collect();
+    reconnect(nm, &uplinks, s.activation_timeout).await;
+}
+
+/// Rolls the checkpoint back; false when NetworkManager does not answer, so that nothing more
+/// is asked of it.
+async fn rollback_checkpoint(nm: &Nm, s: &Settings, cp: &OwnedObjectPath) -> bool {
+    let Err(r) = nm.checkpoint_rollback(cp).await else {
+        return true;
+    };
+    tracing::error!("checkpoint rollback failed: {r}");
+    if !r.is_unanswered() {
+        return true;
+    }
+    // Every further call would wait as long again. The checkpoint was last extended at most one
+    // timeout ago: NetworkManager restores the previous network by itself once it runs again and
+    // that timeout has passed.
+    tracing::error!(
+        "NetworkManager is not answering: it rolls back by itself within {}s of running again",
+        s.checkpoint_timeout.as_secs()
+    );
+    false
+}
+
+/// Removes this run's profiles and OVS bridges that the rollback left behind.
+async fn remove_leftovers(nm: &Nm, plan: &Plan, added: &Added) {
+    for (id, (_, settings)) in added {
+        // DELETE_NEW_CONNECTIONS already removed them; this covers a rollback that could not
+        // run (NetworkManager restarted and lost the checkpoint).
+        if nm.delete_uuid(&p::uuid(settings)).await.unwrap_or(false) {
+            tracing::info!("removed {id}");
+        }
+    }
+    for b in &plan.bridges {
+        if let Err(o) = ovsdb::delete_bridge(b.names.bridge) {
+            tracing::error!("{o}");
         }
     }
 }
@@ -133,36 +174,61 @@ async fn terminated() -> ConvertError {
     }
 }
 
+/// The profiles to activate, by id, in the plan's order: the ones this run added and those
+/// that already existed.
+type ToActivate<'a> = BTreeMap<&'a String, (OwnedObjectPath, NmSettings)>;
+
+/// The plan's changes, in order: the dropped extra bridge removed, the new profiles added, all
+/// activated, then the bridge checked in the kernel.
 async fn steps(
     nm: &Nm,
     s: &Settings,
     g: &Gathered,
     plan: &Plan,
-    added: &mut BTreeMap<String, (OwnedObjectPath, NmSettings)>,
+    added: &mut Added,
     changes: &mut ChangeStream,
     reader: &mut NetlinkReader,
 ) -> Result<(), ConvertError> {
     if !plan.remove.is_empty() {
-        let mut uplinks = Vec::new();
-        for uuid in &plan.remove {
-            let Some((path, x)) = g.profiles.iter().find(|(_, x)| x.uuid() == *uuid) else {
-                continue;
-            };
-            tracing::info!("removing {} (no extra bridge configured any more)", x.id());
-            if x.id() == BR_EX1.uplink_profile() {
-                uplinks.extend(x.interface());
-            }
-            nm.delete(path).await?;
-        }
-        ovsdb::delete_bridge(BR_EX1.bridge)?;
-        reconnect(nm, &uplinks, s.activation_timeout).await;
+        remove_extra_bridge(nm, s, g, plan).await?;
     }
     for settings in plan.bridges.iter().flat_map(|b| &b.add) {
         let path = nm.add(settings).await?;
         added.insert(p::id(settings), (path, p::clone_settings(settings)));
     }
-    let to_activate: BTreeMap<&String, (OwnedObjectPath, NmSettings)> = plan
-        .activate
+    let to_activate = to_activate(g, plan, added);
+    activate_all(nm, s, plan, &to_activate, added).await?;
+    bridge_carries_node_ip(plan, g, changes, reader).await
+}
+
+/// Deletes the extra bridge's profiles and OVS bridge (its file went away) and reconnects the
+/// interface it was on.
+async fn remove_extra_bridge(
+    nm: &Nm,
+    s: &Settings,
+    g: &Gathered,
+    plan: &Plan,
+) -> Result<(), ConvertError> {
+    let mut uplinks = Vec::new();
+    for uuid in &plan.remove {
+        let Some((path, x)) = g.profiles.iter().find(|(_, x)| x.uuid() == *uuid) else {
+            continue;
+        };
+        tracing::info!("removing {} (no extra bridge configured any more)", x.id());
+        if x.id() == BR_EX1.uplink_profile() {
+            uplinks.extend(x.interface());
+        }
+        nm.delete(path).await?;
+    }
+    ovsdb::delete_bridge(BR_EX1.bridge)?;
+    reconnect(nm, &uplinks, s.activation_timeout).await;
+    Ok(())
+}
+
+/// The plan's activation list resolved to paths and settings; ids that name no profile are
+/// left out.
+fn to_activate<'a>(g: &Gathered, plan: &'a Plan, added: &Added) -> ToActivate<'a> {
+    plan.activate
         .iter()
         .filter_map(|id| {
             let path = added
@@ -180,7 +246,18 @@ async fn steps(
             };
             Some((id, (path, settings)))
         })
-        .collect();
+        .collect()
+}
+
+/// Runs the activation steps in the plan's order; fails when a profile that is no bond/team
+/// port does not come up, or when a bond or team got none of its ports up.
+async fn activate_all(
+    nm: &Nm,
+    s: &Settings,
+    plan: &Plan,
+    to_activate: &ToActivate<'_>,
+    added: &mut Added,
+) -> Result<(), ConvertError> {
     let order: Vec<String> = plan
         .activate
         .iter()
@@ -192,8 +269,7 @@ async fn steps(
             .get(&id.to_owned())
             .is_some_and(|(_, s)| is_port(s))
     };
-    let mut ports_up: BTreeMap<String, usize> = BTreeMap::new();
-    let mut port_masters: Vec<String> = Vec::new();
+    let mut ports = PortsUp::default();
     for step in plan::activation_steps(&order, port) {
         match step {
             plan::Step::PreparePort(id) => {
@@ -205,38 +281,75 @@ async fn steps(
             }
             plan::Step::Activate { id, port } => {
                 let (path, settings) = &to_activate[&id];
-                let uuid = p::uuid(settings);
-                let master = p::master(settings).unwrap_or_default();
-                if port {
-                    if !port_masters.contains(&master) {
-                        port_masters.push(master.clone());
-                    }
-                    // A chance to come up implicitly with the master before being activated
-                    // explicitly (the fail_over_mac=follow race).
-                    wait_implicit(nm, &uuid, PORT_IMPLICIT_WAIT).await?;
-                }
-                match (activate(nm, path, &uuid, &id, s).await, port) {
-                    (Ok(()), true) => *ports_up.entry(master).or_default() += 1,
-                    (Ok(()), false) => {}
-                    // A bond survives with one port up (OCPBUGS-1503).
-                    (Err(e), true) => tracing::warn!("port {id} did not come up: {e}"),
-                    (Err(e), false) => return Err(e.into()),
-                }
-                // Switched on once active, so NM brings it back by itself later (activation
-                // list only).
-                if !port {
-                    autoconnect(nm, path, &id, settings, added).await?;
-                }
+                activate_step(nm, s, (path, settings), &id, port, added, &mut ports).await?;
             }
         }
     }
-    if let Some(m) = port_masters
-        .iter()
-        .find(|m| ports_up.get(*m).copied().unwrap_or(0) == 0)
-    {
-        return Err(NotReady::NoPort(m.clone()).into());
+    match ports.master_without_port() {
+        Some(m) => Err(NotReady::NoPort(m.clone()).into()),
+        None => Ok(()),
     }
-    verify(plan, g, changes, reader).await
+}
+
+/// Pass 2 for profile `id`: activates it (a bond/team port after a chance to come up with its
+/// master, and counted in `ports`), then switches autoconnect on for a profile that is no port.
+async fn activate_step(
+    nm: &Nm,
+    s: &Settings,
+    (path, settings): (&OwnedObjectPath, &NmSettings),
+    id: &str,
+    port: bool,
+    added: &mut Added,
+    ports: &mut PortsUp,
+) -> Result<(), ConvertError> {
+    let uuid = p::uuid(settings);
+    let master = p::master(settings).unwrap_or_default();
+    if port {
+        ports.expect(&master);
+        // A chance to come up implicitly with the master before being activated explicitly
+        // (the fail_over_mac=follow race).
+        wait_implicit(nm, &uuid, PORT_IMPLICIT_WAIT).await?;
+    }
+    match (activate(nm, path, &uuid, id, s).await, port) {
+        (Ok(()), true) => ports.up(master),
+        (Ok(()), false) => {}
+        // A bond survives with one port up.
+        (Err(e), true) => tracing::warn!("port {id} did not come up: {e}"),
+        (Err(e), false) => return Err(e.into()),
+    }
+    // Switched on once active, so NM brings it back by itself later (activation list only).
+    if !port {
+        autoconnect(nm, path, id, settings, added).await?;
+    }
+    Ok(())
+}
+
+/// The bond/team masters whose ports were activated, in order, and how many came up for each.
+#[derive(Default)]
+struct PortsUp {
+    masters: Vec<String>,
+    up: BTreeMap<String, usize>,
+}
+
+impl PortsUp {
+    /// A port of `master` is about to be activated.
+    fn expect(&mut self, master: &str) {
+        if !self.masters.iter().any(|m| m == master) {
+            self.masters.push(master.to_owned());
+        }
+    }
+
+    /// A port of `master` came up.
+    fn up(&mut self, master: String) {
+        *self.up.entry(master).or_default() += 1;
+    }
+
+    /// The first master none of whose ports came up.
+    fn master_without_port(&self) -> Option<&String> {
+        self.masters
+            .iter()
+            .find(|m| self.up.get(*m).copied().unwrap_or(0) == 0)
+    }
 }
 
 fn is_port(settings: &NmSettings) -> bool {
@@ -252,7 +365,7 @@ async fn autoconnect(
     path: &OwnedObjectPath,
     id: &str,
     settings: &NmSettings,
-    added: &mut BTreeMap<String, (OwnedObjectPath, NmSettings)>,
+    added: &mut Added,
 ) -> Result<(), NmError> {
     let mut on = p::clone_settings(settings);
     p::set(&mut on, "connection", "autoconnect", true);

@@ -65,7 +65,22 @@ pub async fn gather(
     reader: &mut NetlinkReader,
     s: &Settings,
 ) -> Result<Gathered, ConvertError> {
-    let devices: Vec<(OwnedObjectPath, plan::Device)> = nm
+    let devices = devices(nm).await?;
+    let profiles = profiles(nm, &devices).await?;
+    let files = files(s);
+    let node_ips = node_ips(s);
+    Ok(Gathered {
+        profiles,
+        devices,
+        snapshot: reader.snapshot().await?,
+        files,
+        node_ips,
+    })
+}
+
+/// NetworkManager's devices, with their D-Bus paths.
+async fn devices(nm: &Nm) -> Result<Vec<(OwnedObjectPath, plan::Device)>, ConvertError> {
+    Ok(nm
         .devices()
         .await?
         .into_iter()
@@ -79,12 +94,20 @@ pub async fn gather(
                 },
             )
         })
-        .collect();
+        .collect())
+}
+
+/// NetworkManager's profiles, with their D-Bus paths; active when some device of `devices` has
+/// them active.
+async fn profiles(
+    nm: &Nm,
+    devices: &[(OwnedObjectPath, plan::Device)],
+) -> Result<Vec<(OwnedObjectPath, plan::Profile)>, ConvertError> {
     let active: Vec<&str> = devices
         .iter()
         .filter_map(|(_, d)| d.active_uuid.as_deref())
         .collect();
-    let profiles = nm
+    Ok(nm
         .profiles()
         .await?
         .into_iter()
@@ -98,28 +121,29 @@ pub async fn gather(
                 },
             )
         })
-        .collect();
+        .collect())
+}
+
+/// The input files; an unreadable primary-ip file counts as absent.
+fn files(s: &Settings) -> Files {
     let primary_ip = read_ip_file(&s.node_ip_files().primary_ip()).unwrap_or_else(|e| {
         tracing::warn!("ignoring {e}");
         None
     });
-    let files = Files {
+    Files {
         default_bridge: std::fs::read_to_string(s.default_bridge()).ok(),
         primary_ip,
         hint: read_text(&s.hint()),
         extra_bridge: read_text(&s.extra_bridge())
             .and_then(|t| t.lines().next().map(str::to_owned)),
-    };
+    }
+}
+
+/// The node IPs nodeip-selector wrote, IPv4 first; a missing or unreadable file adds none.
+fn node_ips(s: &Settings) -> Vec<IpAddr> {
     let ip_files = s.node_ip_files();
-    let node_ips = [ip_files.ipv4(), ip_files.ipv6()]
+    [ip_files.ipv4(), ip_files.ipv6()]
         .iter()
         .filter_map(|f| read_ip_file(f).ok().flatten())
-        .collect();
-    Ok(Gathered {
-        profiles,
-        devices,
-        snapshot: reader.snapshot().await?,
-        files,
-        node_ips,
-    })
+        .collect()
 }

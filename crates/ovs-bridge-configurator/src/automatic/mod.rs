@@ -12,9 +12,6 @@ pub mod report;
 pub mod troubleshoot;
 pub mod verify;
 
-#[cfg(test)]
-mod plan_tests;
-
 use std::time::{Duration, Instant};
 
 use selection::atomic::{touch, write_atomic};
@@ -43,51 +40,11 @@ pub async fn convert(s: &Settings) -> Result<Outcome, ConvertError> {
     roll_back_abandoned(&nm, s.activation_timeout).await?;
     let mut changes = ChangeStream::subscribe(Duration::from_millis(20))?;
     let mut reader = NetlinkReader::connect()?;
-    // The remembered interface became the extra bridge's: forget it and rebuild everything.
-    if let (Some(hint), Some(extra)) = (read_text(&s.hint()), read_text(&s.extra_bridge()))
-        && hint.trim() == extra.lines().next().unwrap_or_default().trim()
-    {
-        tracing::info!("the hint names the extra-bridge interface {hint}: full reconfiguration");
-        let _ = std::fs::remove_file(s.hint());
-        let _ = std::fs::remove_file(s.boot_marker());
-    }
+    forget_hint_of_extra_bridge(s);
     if !s.boot_marker().exists() {
-        seed_hint(&nm, s).await?;
-        tracing::info!(
-            "first run of this boot: removing a previous boot's bridge before rebuilding"
-        );
-        cleanup::<ConvertError>(&nm, s.activation_timeout).await?;
-        touch(&s.boot_marker()).map_err(|e| io("touch", &s.boot_marker(), e))?;
+        start_boot(&nm, s).await?;
     }
-    let mut g = gather(&nm, &mut reader, s).await?;
-    let deadline = Instant::now() + DEFAULT_ROUTE_WAIT;
-    while Instant::now() < deadline {
-        match plan::choose(&g.snapshot, &g.files)? {
-            None => tracing::info!(
-                "no node-IP interface and no default route yet; waiting for a network change"
-            ),
-            Some(c) => match (
-                plan::awaited_node_ip(&g.files, &c),
-                plan::awaited_hint(&g.snapshot, &g.files, &c),
-            ) {
-                (Some(ip), _) => tracing::info!(
-                    "the node IP {ip} ({}) is on no interface yet ({} has a default route): \
-                     waiting for it",
-                    s.node_ip_files().primary_ip().display(),
-                    c.interface
-                ),
-                (None, Some(hint)) => tracing::info!(
-                    "{} has a default route, but br-ex was on {hint} ({}): waiting for {hint}'s \
-                     default route",
-                    c.interface,
-                    s.hint().display()
-                ),
-                (None, None) => break,
-            },
-        }
-        let _ = tokio::time::timeout(deadline - Instant::now(), changes.next()).await;
-        g = gather(&nm, &mut reader, s).await?;
-    }
+    let mut g = await_uplink(&nm, &mut reader, &mut changes, s).await?;
     let choice = plan::choose(&g.snapshot, &g.files)?.ok_or(PlanError::NoInterface)?;
     if !plan::is_converted(&choice, &g.planner_profiles())
         && g.profiles.iter().any(|(_, x)| is_ours(&x.id()))
@@ -102,29 +59,110 @@ pub async fn convert(s: &Settings) -> Result<Outcome, ConvertError> {
     for w in plan.bridges.iter().flat_map(|b| &b.warnings) {
         tracing::warn!("{w}");
     }
-    let nothing_to_do = plan.already_converted && plan.bridges.is_empty() && plan.remove.is_empty();
-    let outcome = if nothing_to_do && all_active(&g, &plan) {
-        tracing::info!(
-            "br-ex already carries the node IP and every profile is active: nothing to do"
-        );
-        Outcome::AlreadyConverted
-    } else {
-        execute(&nm, s, &g, &plan, &mut changes, &mut reader).await?;
-        Outcome::Converted {
-            interface: plan.choice.interface.clone(),
-        }
-    };
+    let outcome = carry_out(&nm, s, &g, &plan, &mut changes, &mut reader).await?;
     if let Outcome::Converted { interface } = &outcome
         && interface != BR_EX.bridge
     {
-        // Decision: written on every conversion, also when the node IP chose the interface
-        // (upstream only wrote it on the default-route path, so a node with primary-ip got it
-        // on its second run of a boot, if ever). OVN-Kubernetes reads this file.
+        // Written on every conversion, also when the node IP chose the interface (configure-ovs
+        // writes it on the default-route path only). OVN-Kubernetes reads this file.
         write_atomic(&s.hint(), format!("{interface}\n").as_bytes(), 0o644)
             .map_err(|e| io("write", &s.hint(), e))?;
     }
     tracing::info!("D-Bus calls: {}", nm.calls());
     Ok(outcome)
+}
+
+/// The remembered interface became the extra bridge's: forgets it and the boot marker, so
+/// everything is rebuilt.
+fn forget_hint_of_extra_bridge(s: &Settings) {
+    if let (Some(hint), Some(extra)) = (read_text(&s.hint()), read_text(&s.extra_bridge()))
+        && hint.trim() == extra.lines().next().unwrap_or_default().trim()
+    {
+        tracing::info!("the hint names the extra-bridge interface {hint}: full reconfiguration");
+        let _ = std::fs::remove_file(s.hint());
+        let _ = std::fs::remove_file(s.boot_marker());
+    }
+}
+
+/// The first run of a boot: remembers the previous boot's uplink, removes its bridge and marks
+/// the boot as started.
+async fn start_boot(nm: &Nm, s: &Settings) -> Result<(), ConvertError> {
+    seed_hint(nm, s).await?;
+    tracing::info!("first run of this boot: removing a previous boot's bridge before rebuilding");
+    cleanup::<ConvertError>(nm, s.activation_timeout).await?;
+    touch(&s.boot_marker()).map_err(|e| io("touch", &s.boot_marker(), e))
+}
+
+/// Gathers again on every network change until the interface to convert is the final one (see
+/// [`still_waiting`]), for at most [`DEFAULT_ROUTE_WAIT`]; returns the last gathering.
+async fn await_uplink(
+    nm: &Nm,
+    reader: &mut NetlinkReader,
+    changes: &mut ChangeStream,
+    s: &Settings,
+) -> Result<Gathered, ConvertError> {
+    let mut g = gather(nm, reader, s).await?;
+    let deadline = Instant::now() + DEFAULT_ROUTE_WAIT;
+    while Instant::now() < deadline {
+        if !still_waiting(&g, s)? {
+            break;
+        }
+        let _ = tokio::time::timeout(deadline - Instant::now(), changes.next()).await;
+        g = gather(nm, reader, s).await?;
+    }
+    Ok(g)
+}
+
+/// Whether the conversion should wait (and why, logged): no interface can be chosen yet, the
+/// node IP is on no interface yet, or the remembered interface has no default route yet.
+fn still_waiting(g: &Gathered, s: &Settings) -> Result<bool, PlanError> {
+    let Some(c) = plan::choose(&g.snapshot, &g.files)? else {
+        tracing::info!(
+            "no node-IP interface and no default route yet; waiting for a network change"
+        );
+        return Ok(true);
+    };
+    match (
+        plan::awaited_node_ip(&g.files, &c),
+        plan::awaited_hint(&g.snapshot, &g.files, &c),
+    ) {
+        (Some(ip), _) => tracing::info!(
+            "the node IP {ip} ({}) is on no interface yet ({} has a default route): \
+             waiting for it",
+            s.node_ip_files().primary_ip().display(),
+            c.interface
+        ),
+        (None, Some(hint)) => tracing::info!(
+            "{} has a default route, but br-ex was on {hint} ({}): waiting for {hint}'s \
+             default route",
+            c.interface,
+            s.hint().display()
+        ),
+        (None, None) => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Executes the plan, unless br-ex already carries the node IP and every profile is active.
+async fn carry_out(
+    nm: &Nm,
+    s: &Settings,
+    g: &Gathered,
+    plan: &Plan,
+    changes: &mut ChangeStream,
+    reader: &mut NetlinkReader,
+) -> Result<Outcome, ConvertError> {
+    let nothing_to_do = plan.already_converted && plan.bridges.is_empty() && plan.remove.is_empty();
+    if nothing_to_do && all_active(g, plan) {
+        tracing::info!(
+            "br-ex already carries the node IP and every profile is active: nothing to do"
+        );
+        return Ok(Outcome::AlreadyConverted);
+    }
+    execute(nm, s, g, plan, changes, reader).await?;
+    Ok(Outcome::Converted {
+        interface: plan.choice.interface.clone(),
+    })
 }
 
 /// Without a hint file (a node converted by a version that did not write it), the previous
@@ -152,8 +190,12 @@ async fn seed_hint(nm: &Nm, s: &Settings) -> Result<(), ConvertError> {
         .map_err(|e| io("write", &s.hint(), e))
 }
 
+/// Every profile of the activation list is active now.
 fn all_active(g: &Gathered, plan: &Plan) -> bool {
     plan.activate
         .iter()
         .all(|id| g.profiles.iter().any(|(_, x)| x.id() == *id && x.active))
 }
+
+#[cfg(test)]
+mod plan_tests;

@@ -237,7 +237,6 @@ pub fn plan(
     new_uuid: &mut dyn FnMut() -> String,
 ) -> Result<Plan, PlanError> {
     let choice = choose(snap, files)?.ok_or(PlanError::NoInterface)?;
-    let exists = |id: &str| profiles.iter().any(|x| x.id() == id);
     let mut bridges = Vec::new();
     let already_converted = is_converted(&choice, profiles);
     if !already_converted {
@@ -252,24 +251,45 @@ pub fn plan(
     }
     let mut remove = Vec::new();
     match &files.extra_bridge {
-        Some(extra) if !exists(BR_EX1.bridge) || !exists(&BR_EX1.uplink_profile()) => {
+        Some(extra) if !extra_bridge_exists(profiles) => {
             bridges.push(bridge_plan(
                 BR_EX1, extra, profiles, devices, snap, new_uuid,
             )?);
         }
-        None => {
-            let ids = BR_EX1.profile_ids();
-            remove.extend(
-                profiles
-                    .iter()
-                    .filter(|x| ids.contains(&x.id()))
-                    .map(|x| x.uuid()),
-            );
-        }
+        None => remove = extra_bridge_profiles(profiles),
         Some(_) => {}
     }
+    let activate = activation_order(profiles, &bridges, files.extra_bridge.is_some());
+    Ok(Plan {
+        choice,
+        already_converted,
+        bridges,
+        remove,
+        activate,
+    })
+}
+
+/// The extra bridge's ovs-bridge and uplink profiles both exist (a re-run keeps them).
+fn extra_bridge_exists(profiles: &[Profile]) -> bool {
+    let exists = |id: &str| profiles.iter().any(|x| x.id() == id);
+    exists(BR_EX1.bridge) && exists(&BR_EX1.uplink_profile())
+}
+
+/// UUIDs of the extra bridge's profiles: removed once its file is gone.
+fn extra_bridge_profiles(profiles: &[Profile]) -> Vec<String> {
+    let ids = BR_EX1.profile_ids();
+    profiles
+        .iter()
+        .filter(|x| ids.contains(&x.id()))
+        .map(|x| x.uuid())
+        .collect()
+}
+
+/// Profile ids in activation order: the bridges and their uplinks, the bond/team port clones
+/// (existing and new), then the bridges' internal interfaces.
+fn activation_order(profiles: &[Profile], bridges: &[BridgePlan], extra: bool) -> Vec<String> {
     let mut activate = vec![BR_EX.bridge_profile(), BR_EX.uplink_profile()];
-    if files.extra_bridge.is_some() {
+    if extra {
         activate.extend([BR_EX1.bridge_profile(), BR_EX1.uplink_profile()]);
     }
     let mut clones: Vec<String> = profiles
@@ -281,16 +301,10 @@ pub fn plan(
     clones.dedup();
     activate.extend(clones);
     activate.push(BR_EX.interface_profile());
-    if files.extra_bridge.is_some() {
+    if extra {
         activate.push(BR_EX1.interface_profile());
     }
-    Ok(Plan {
-        choice,
-        already_converted,
-        bridges,
-        remove,
-        activate,
-    })
+    activate
 }
 
 fn mac_text(mac: &[u8]) -> String {
@@ -335,8 +349,8 @@ fn connection(s: &mut Settings, id: &str, uuid: &str, kind: &str, iface: &str) {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
     /// Pass 1, for each bond/team port clone: let LACP settle, then switch autoconnect on, before
-    /// anything is activated (upstream 7e5b85f35: when NM re-activates ports implicitly it must
-    /// pick the clones, never the original port profiles, which would pull the old bond up).
+    /// anything is activated: when NM re-activates ports implicitly it must pick the clones, never
+    /// the original port profiles, which would pull the old bond up.
     PreparePort(String),
     /// Pass 2, in the activation order: activate (a port first gets a chance to come up with its
     /// master), then switch autoconnect on (ports have it from pass 1).
@@ -367,6 +381,8 @@ struct Uplink<'a> {
     mac: String,
 }
 
+/// The plan for bridge `names` on uplink `iface`: its five profiles and the uplink's bond/team
+/// port clones, each added only when no profile of its name exists yet.
 fn bridge_plan(
     names: BridgeNames,
     iface: &str,
@@ -381,13 +397,7 @@ fn bridge_plan(
         .filter(|m| !m.is_empty())
         .ok_or_else(|| PlanError::NoMac(iface.into()))?;
     let mtu = link.map(|l| l.mtu).filter(|m| *m > 0).unwrap_or(1500);
-    let find = |uuid: &str| profiles.iter().find(|x| x.uuid() == uuid);
-    let original = devices
-        .iter()
-        .filter(|d| d.interface == iface)
-        .filter_map(|d| d.active_uuid.as_deref().and_then(find))
-        .find(|x| !["ovs-port", "ovs-interface"].contains(&x.kind().as_str()))
-        .ok_or_else(|| PlanError::NoActiveConnection(iface.into()))?;
+    let original = active_profile(iface, profiles, devices)?;
     let u = Uplink {
         names,
         iface,
@@ -396,62 +406,100 @@ fn bridge_plan(
         mac: mac_text(&mac),
     };
     let old_uuid = p::uuid(u.old);
-    let existing = |id: &str| profiles.iter().find(|x| x.id() == id).map(|x| x.uuid());
-    let mut add: Vec<Settings> = Vec::new();
-    let mut warnings = Vec::new();
-    // An existing profile of that name is kept (a re-run adds only what is missing).
-    let mut uuid_of =
-        |id: String, add: &mut Vec<Settings>, build: &dyn Fn(&str, &str) -> Settings| {
-            if let Some(uuid) = existing(&id) {
-                return uuid;
-            }
-            let uuid = new_uuid();
-            add.push(build(&id, &uuid));
-            uuid
-        };
-    uuid_of(names.bridge_profile(), &mut add, &|id, uuid| {
+    let mut new = NewProfiles {
+        profiles,
+        new_uuid,
+        add: Vec::new(),
+    };
+    new.unless_present(names.bridge_profile(), |id, uuid| {
         bridge_profile(&u, id, uuid)
     });
-    uuid_of(names.uplink_port_profile(), &mut add, &|id, uuid| {
+    new.unless_present(names.uplink_port_profile(), |id, uuid| {
         let mut s = ovs_port_profile(&u, id, uuid, iface);
         p::set(&mut s, "connection", "autoconnect-slaves", 1i32);
         s
     });
-    uuid_of(names.interface_port_profile(), &mut add, &|id, uuid| {
+    new.unless_present(names.interface_port_profile(), |id, uuid| {
         ovs_port_profile(&u, id, uuid, names.bridge)
     });
     let (phys, kind, clone_mac) = uplink_kind(u.old, devices)?;
-    uuid_of(names.uplink_profile(), &mut add, &|id, uuid| {
+    new.unless_present(names.uplink_profile(), |id, uuid| {
         uplink_profile(&u, id, uuid, (&phys, kind, clone_mac))
     });
-    // Bond/team ports of the uplink are re-homed as clones under the new physical port.
-    for x in profiles {
-        let s = &x.settings;
-        let m = p::master(s);
-        let ours = m.as_deref() == Some(old_uuid.as_str()) || m.as_deref() == Some(iface);
-        if !ours || !(x.active || p::autoconnect(s)) {
-            continue;
-        }
-        let clone_id = format!("{}{SLAVE_CLONE_SUFFIX}", p::id(s));
-        uuid_of(clone_id, &mut add, &|id, uuid| {
-            port_clone(s, id, uuid, iface)
-        });
-    }
-    let v6 = p::get_str(u.old, "ipv6", "method").unwrap_or_else(|| "auto".into());
-    if mtu < 1280 && v6 != "disabled" && v6 != "ignore" {
-        warnings.push(format!(
-            "MTU {mtu} of {iface} is below IPv6's minimum of 1280"
-        ));
-    }
-    uuid_of(names.interface_profile(), &mut add, &|id, uuid| {
+    port_clones(&mut new, &old_uuid, iface);
+    let warnings = low_mtu_warning(&u).into_iter().collect();
+    new.unless_present(names.interface_profile(), |id, uuid| {
         interface_profile(&u, id, uuid, snap)
     });
     Ok(BridgePlan {
         names,
         interface: iface.into(),
         original_uuid: old_uuid,
-        add,
+        add: new.add,
         warnings,
+    })
+}
+
+/// The profile active on `iface` (not an OVS port or interface of an earlier attempt).
+fn active_profile<'a>(
+    iface: &str,
+    profiles: &'a [Profile],
+    devices: &[Device],
+) -> Result<&'a Profile, PlanError> {
+    let find = |uuid: &str| profiles.iter().find(|x| x.uuid() == uuid);
+    devices
+        .iter()
+        .filter(|d| d.interface == iface)
+        .filter_map(|d| d.active_uuid.as_deref().and_then(find))
+        .find(|x| !["ovs-port", "ovs-interface"].contains(&x.kind().as_str()))
+        .ok_or_else(|| PlanError::NoActiveConnection(iface.into()))
+}
+
+/// The profiles one bridge adds, in creation order; an existing profile of the same name is
+/// kept (a re-run adds only what is missing).
+struct NewProfiles<'a, 'u> {
+    profiles: &'a [Profile],
+    new_uuid: &'u mut dyn FnMut() -> String,
+    add: Vec<Settings>,
+}
+
+impl NewProfiles<'_, '_> {
+    /// The UUID of profile `id`: the existing one's, or a new one's that `build` makes from
+    /// the id and a fresh UUID.
+    fn unless_present(&mut self, id: String, build: impl FnOnce(&str, &str) -> Settings) -> String {
+        if let Some(x) = self.profiles.iter().find(|x| x.id() == id) {
+            return x.uuid();
+        }
+        let uuid = (self.new_uuid)();
+        self.add.push(build(&id, &uuid));
+        uuid
+    }
+}
+
+/// Bond/team ports of the uplink (its profile `old_uuid` or interface `iface` as master),
+/// active or set to autoconnect, are re-homed as clones under the new physical port.
+fn port_clones(new: &mut NewProfiles, old_uuid: &str, iface: &str) {
+    let profiles = new.profiles;
+    for x in profiles {
+        let s = &x.settings;
+        let m = p::master(s);
+        let ours = m.as_deref() == Some(old_uuid) || m.as_deref() == Some(iface);
+        if !ours || !(x.active || p::autoconnect(s)) {
+            continue;
+        }
+        let clone_id = format!("{}{SLAVE_CLONE_SUFFIX}", p::id(s));
+        new.unless_present(clone_id, |id, uuid| port_clone(s, id, uuid, iface));
+    }
+}
+
+/// A warning when the uplink's MTU is too small for IPv6 and IPv6 is not switched off.
+fn low_mtu_warning(u: &Uplink) -> Option<String> {
+    let v6 = p::get_str(u.old, "ipv6", "method").unwrap_or_else(|| "auto".into());
+    (u.mtu < 1280 && v6 != "disabled" && v6 != "ignore").then(|| {
+        format!(
+            "MTU {} of {} is below IPv6's minimum of 1280",
+            u.mtu, u.iface
+        )
     })
 }
 
@@ -483,62 +531,81 @@ fn uplink_kind(
     old: &Settings,
     devices: &[Device],
 ) -> Result<(Settings, &'static str, bool), PlanError> {
-    let mut phys = Settings::new();
-    let mut clone_mac = true;
-    let kind = match p::kind(old).as_str() {
-        "vlan" => {
-            let id = p::get_u32(old, "vlan", "id");
-            let parent = p::get_str(old, "vlan", "parent");
-            let (Some(id), Some(parent)) = (id, parent) else {
-                return Err(PlanError::BadVlan(p::id(old)));
-            };
-            // A parent given as a profile UUID becomes that profile's device.
-            let parent = devices
-                .iter()
-                .find(|d| d.active_uuid.as_deref() == Some(parent.as_str()))
-                .map_or(parent, |d| d.interface.clone());
-            p::set(&mut phys, "vlan", "id", id);
-            p::set(&mut phys, "vlan", "parent", parent.as_str());
-            // Always REORDER_HEADERS: over D-Bus an unset vlan.flags is 0, and without it the
-            // VLAN device hands OVS's kernel datapath frames with the tag still inline, which it
-            // parses 4 bytes off, so nothing is forwarded (seen on a real kernel). configure-ovs
-            // gets the flag from nmcli's default and drops the original's other flags; we keep
-            // those (GVRP, loose binding, MVRP) and its 802.1ad protocol.
-            let flags = p::get_u32(old, "vlan", "flags").unwrap_or(0) | VLAN_REORDER_HEADERS;
-            p::set(&mut phys, "vlan", "flags", flags);
-            if let Some(protocol) = p::get_str(old, "vlan", "protocol") {
-                p::set(&mut phys, "vlan", "protocol", protocol.as_str());
-            }
-            "vlan"
-        }
+    Ok(match p::kind(old).as_str() {
+        "vlan" => (vlan_uplink(old, devices)?, "vlan", true),
         "bond" => {
-            let opts = p::get_str_map(old, "bond", "options");
-            clone_mac = !bond_keeps_own_mac(&opts);
-            if !opts.is_empty() {
-                let m: std::collections::HashMap<String, String> = opts.into_iter().collect();
-                p::set(&mut phys, "bond", "options", m);
-            }
-            "bond"
+            let (phys, clone_mac) = bond_uplink(old);
+            (phys, "bond", clone_mac)
         }
         "team" => {
-            let config = p::get_str(old, "team", "config").unwrap_or_default();
-            clone_mac = !team_keeps_own_mac(&config);
-            let compact: String = config.chars().filter(|c| !c.is_whitespace()).collect();
-            if !compact.is_empty() {
-                p::set(&mut phys, "team", "config", compact.as_str());
-            }
-            "team"
+            let (phys, clone_mac) = team_uplink(old);
+            (phys, "team", clone_mac)
         }
-        "tun" => {
-            if let Some(mode) = p::get_u32(old, "tun", "mode") {
-                p::set(&mut phys, "tun", "mode", mode);
-            }
-            "tun"
-        }
-        "bridge" => "bridge",
-        _ => "802-3-ethernet",
+        "tun" => (tun_uplink(old), "tun", true),
+        "bridge" => (Settings::new(), "bridge", true),
+        _ => (Settings::new(), "802-3-ethernet", true),
+    })
+}
+
+/// A VLAN uplink's settings: its id, its parent (as a device name) and its flags and protocol.
+fn vlan_uplink(old: &Settings, devices: &[Device]) -> Result<Settings, PlanError> {
+    let mut phys = Settings::new();
+    let id = p::get_u32(old, "vlan", "id");
+    let parent = p::get_str(old, "vlan", "parent");
+    let (Some(id), Some(parent)) = (id, parent) else {
+        return Err(PlanError::BadVlan(p::id(old)));
     };
-    Ok((phys, kind, clone_mac))
+    // A parent given as a profile UUID becomes that profile's device.
+    let parent = devices
+        .iter()
+        .find(|d| d.active_uuid.as_deref() == Some(parent.as_str()))
+        .map_or(parent, |d| d.interface.clone());
+    p::set(&mut phys, "vlan", "id", id);
+    p::set(&mut phys, "vlan", "parent", parent.as_str());
+    // Always REORDER_HEADERS: over D-Bus an unset vlan.flags is 0, and without it the
+    // VLAN device hands OVS's kernel datapath frames with the tag still inline, which it
+    // parses 4 bytes off, so nothing is forwarded (seen on a real kernel). configure-ovs
+    // gets the flag from nmcli's default and drops the original's other flags; we keep
+    // those (GVRP, loose binding, MVRP) and its 802.1ad protocol.
+    let flags = p::get_u32(old, "vlan", "flags").unwrap_or(0) | VLAN_REORDER_HEADERS;
+    p::set(&mut phys, "vlan", "flags", flags);
+    if let Some(protocol) = p::get_str(old, "vlan", "protocol") {
+        p::set(&mut phys, "vlan", "protocol", protocol.as_str());
+    }
+    Ok(phys)
+}
+
+/// A bond uplink's options, and whether br-ex's port must clone the MAC.
+fn bond_uplink(old: &Settings) -> (Settings, bool) {
+    let mut phys = Settings::new();
+    let opts = p::get_str_map(old, "bond", "options");
+    let clone_mac = !bond_keeps_own_mac(&opts);
+    if !opts.is_empty() {
+        let m: std::collections::HashMap<String, String> = opts.into_iter().collect();
+        p::set(&mut phys, "bond", "options", m);
+    }
+    (phys, clone_mac)
+}
+
+/// A team uplink's config (whitespace removed), and whether br-ex's port must clone the MAC.
+fn team_uplink(old: &Settings) -> (Settings, bool) {
+    let mut phys = Settings::new();
+    let config = p::get_str(old, "team", "config").unwrap_or_default();
+    let clone_mac = !team_keeps_own_mac(&config);
+    let compact: String = config.chars().filter(|c| !c.is_whitespace()).collect();
+    if !compact.is_empty() {
+        p::set(&mut phys, "team", "config", compact.as_str());
+    }
+    (phys, clone_mac)
+}
+
+/// A tun uplink's mode.
+fn tun_uplink(old: &Settings) -> Settings {
+    let mut phys = Settings::new();
+    if let Some(mode) = p::get_u32(old, "tun", "mode") {
+        p::set(&mut phys, "tun", "mode", mode);
+    }
+    phys
 }
 
 /// `ovs-if-phys0`: the uplink as a port of br-ex, keeping its kind.

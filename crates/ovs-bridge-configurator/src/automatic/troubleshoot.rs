@@ -4,6 +4,7 @@
 use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 
+use selection::Snapshot;
 use selection::netlink::NetlinkReader;
 
 use crate::automatic::plan::Plan;
@@ -17,41 +18,50 @@ use crate::settings::Settings;
 /// NetworkManager is known not to answer.
 pub async fn log_state(nm: &Nm, reader: &mut NetlinkReader, ask_nm: bool) {
     if ask_nm {
-        let active = match nm.active_uuids().await {
-            Ok(a) => a,
-            Err(e) => return tracing::error!("state: {e}"),
-        };
-        for x in nm.profiles().await.unwrap_or_default() {
-            let uuid = x.uuid();
-            tracing::error!(
-                "state: profile {} ({}, {uuid}){}{}",
-                x.id(),
-                p::get_str(&x.settings, "connection", "type").unwrap_or_default(),
-                if active.contains(&uuid) {
-                    " active"
-                } else {
-                    ""
-                },
-                if x.filename.is_empty() {
-                    String::new()
-                } else {
-                    format!(" {}", x.filename)
-                }
-            );
-        }
-        for d in nm.devices().await.unwrap_or_default() {
-            tracing::error!(
-                "state: device {} type {} {} profile {}",
-                d.interface,
-                d.device_type,
-                d.state,
-                d.active_uuid.as_deref().unwrap_or("-")
-            );
-        }
+        log_nm_state(nm).await;
     }
-    let Ok(snap) = reader.snapshot().await else {
-        return;
+    if let Ok(snap) = reader.snapshot().await {
+        log_kernel_state(&snap);
+    }
+}
+
+/// NetworkManager's profiles (type, UUID, whether active, file) and devices.
+async fn log_nm_state(nm: &Nm) {
+    let active = match nm.active_uuids().await {
+        Ok(a) => a,
+        Err(e) => return tracing::error!("state: {e}"),
     };
+    for x in nm.profiles().await.unwrap_or_default() {
+        let uuid = x.uuid();
+        tracing::error!(
+            "state: profile {} ({}, {uuid}){}{}",
+            x.id(),
+            p::get_str(&x.settings, "connection", "type").unwrap_or_default(),
+            if active.contains(&uuid) {
+                " active"
+            } else {
+                ""
+            },
+            if x.filename.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", x.filename)
+            }
+        );
+    }
+    for d in nm.devices().await.unwrap_or_default() {
+        tracing::error!(
+            "state: device {} type {} {} profile {}",
+            d.interface,
+            d.device_type,
+            d.state,
+            d.active_uuid.as_deref().unwrap_or("-")
+        );
+    }
+}
+
+/// The kernel's addresses and routes, interfaces by name where the snapshot has it.
+fn log_kernel_state(snap: &Snapshot) {
     let name = |i: u32| {
         snap.links
             .iter()

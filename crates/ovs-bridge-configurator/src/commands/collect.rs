@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use selection::netlink::NetlinkReader;
+use zbus::zvariant::OwnedObjectPath;
 
-use crate::nm::Nm;
 use crate::nm::profile::{self as p, ProfileView};
+use crate::nm::{ActiveConnection, Device, Nm, Profile};
 use crate::redact;
 use crate::settings::Settings;
 
@@ -161,82 +162,97 @@ async fn network_manager(b: &mut Bundle, s: &Settings) -> String {
         }
     };
     match nm.profiles().await {
-        Ok(profiles) => {
-            for x in &profiles {
-                let (id, uuid) = (x.id(), x.uuid());
-                let file = if x.filename.is_empty() {
-                    "(none)"
-                } else {
-                    &x.filename
-                };
-                let settings = redact::settings(&x.settings);
-                let text = format!("# keyfile: {file}\n{}", p::render(&settings));
-                b.write(&format!("nm/profiles/{id}-{uuid}.txt"), text);
-                if !x.filename.is_empty() {
-                    // The keyfile as NetworkManager stores it (/etc or /run), redacted.
-                    let rel = format!("nm/keyfiles{}", x.filename);
-                    match std::fs::read_to_string(&x.filename) {
-                        Ok(t) => b.write(&rel, redact::keyfile(&t)),
-                        Err(e) => b.fail(&x.filename, e),
-                    }
-                }
-            }
-        }
+        Ok(profiles) => profiles.iter().for_each(|x| profile(b, x)),
         Err(e) => b.fail("NetworkManager profiles", e),
     }
     match nm.devices().await {
-        Ok(devices) => {
-            let text: String = devices
-                .iter()
-                .map(|d| {
-                    format!(
-                        "{} type={} {} profile={}\n",
-                        d.interface,
-                        d.device_type,
-                        d.state,
-                        d.active_uuid.as_deref().unwrap_or("-")
-                    )
-                })
-                .collect();
-            b.write("nm/devices.txt", text);
-        }
+        Ok(devices) => b.write("nm/devices.txt", devices_text(&devices)),
         Err(e) => b.fail("NetworkManager devices", e),
     }
     match nm.active_connections().await {
-        Ok(active) => {
-            let text: String = active
-                .iter()
-                .map(|a| format!("{} {} {:?}\n", a.path.as_str(), a.uuid, a.state))
-                .collect();
-            b.write("nm/active-connections.txt", text);
-        }
+        Ok(active) => b.write("nm/active-connections.txt", active_text(&active)),
         Err(e) => b.fail("NetworkManager active connections", e),
     }
     match nm.checkpoints().await {
-        Ok(cps) => {
-            let mut text = String::new();
-            for cp in &cps {
-                match nm.checkpoint_details(cp).await {
-                    Ok((devices, created, timeout)) => {
-                        let devices: Vec<&str> = devices.iter().map(|d| d.as_str()).collect();
-                        text.push_str(&format!(
-                            "{} created={created}ms rollback-timeout={timeout}s devices={}\n",
-                            cp.as_str(),
-                            devices.join(",")
-                        ));
-                    }
-                    Err(e) => text.push_str(&format!("{} ({e})\n", cp.as_str())),
-                }
-            }
-            if cps.is_empty() {
-                text.push_str("none\n");
-            }
-            b.write("nm/checkpoints.txt", text);
-        }
+        Ok(cps) => b.write("nm/checkpoints.txt", checkpoints_text(&nm, &cps).await),
         Err(e) => b.fail("NetworkManager checkpoints", e),
     }
+    plan(b, &nm, s).await
+}
+
+/// One profile's D-Bus settings, and its keyfile as NetworkManager stores it (/etc or /run),
+/// both redacted.
+fn profile(b: &mut Bundle, x: &Profile) {
+    let (id, uuid) = (x.id(), x.uuid());
+    let file = if x.filename.is_empty() {
+        "(none)"
+    } else {
+        &x.filename
+    };
+    let settings = redact::settings(&x.settings);
+    let text = format!("# keyfile: {file}\n{}", p::render(&settings));
+    b.write(&format!("nm/profiles/{id}-{uuid}.txt"), text);
+    if !x.filename.is_empty() {
+        let rel = format!("nm/keyfiles{}", x.filename);
+        match std::fs::read_to_string(&x.filename) {
+            Ok(t) => b.write(&rel, redact::keyfile(&t)),
+            Err(e) => b.fail(&x.filename, e),
+        }
+    }
+}
+
+/// One line per device: interface, type, state and the active profile's UUID.
+fn devices_text(devices: &[Device]) -> String {
+    devices
+        .iter()
+        .map(|d| {
+            format!(
+                "{} type={} {} profile={}\n",
+                d.interface,
+                d.device_type,
+                d.state,
+                d.active_uuid.as_deref().unwrap_or("-")
+            )
+        })
+        .collect()
+}
+
+/// One line per active connection: object path, profile UUID and state.
+fn active_text(active: &[ActiveConnection]) -> String {
+    active
+        .iter()
+        .map(|a| format!("{} {} {:?}\n", a.path.as_str(), a.uuid, a.state))
+        .collect()
+}
+
+/// One line per checkpoint with its creation time, rollback timeout and devices (or why its
+/// details could not be read); `none` when there is no checkpoint.
+async fn checkpoints_text(nm: &Nm, cps: &[OwnedObjectPath]) -> String {
+    let mut text = String::new();
+    for cp in cps {
+        match nm.checkpoint_details(cp).await {
+            Ok((devices, created, timeout)) => {
+                let devices: Vec<&str> = devices.iter().map(|d| d.as_str()).collect();
+                text.push_str(&format!(
+                    "{} created={created}ms rollback-timeout={timeout}s devices={}\n",
+                    cp.as_str(),
+                    devices.join(",")
+                ));
+            }
+            Err(e) => text.push_str(&format!("{} ({e})\n", cp.as_str())),
+        }
+    }
+    if cps.is_empty() {
+        text.push_str("none\n");
+    }
+    text
+}
+
+/// What `plan` prints now, into `plan.txt`. Returns its first line (or why there is no plan)
+/// for the summary.
+async fn plan(b: &mut Bundle, nm: &Nm, s: &Settings) -> String {
     let gathered = match NetlinkReader::connect() {
-        Ok(mut reader) => crate::automatic::gather::gather(&nm, &mut reader, s)
+        Ok(mut reader) => crate::automatic::gather::gather(nm, &mut reader, s)
             .await
             .map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),

@@ -1,12 +1,10 @@
 //! A desired NMState applied inside a checkpoint, checked, then committed or rolled back: the
 //! core every NMState path shares (boot-time `apply-nmstate`, and the day-2 live apply), each
-//! bringing its own checks (the br-ex check, the forwarding and other probes). A change of
-//! existing interfaces' MTU, IP settings and routes is written and reapplied by the project
-//! itself, keeping addresses and routes NetworkManager did not configure, and so is a new VLAN,
-//! a profile for a NIC that has none, a new OVS bridge over interfaces that exist and the
-//! ports of one that exists ([`reapply`]); any other change goes through nmstate's own apply. The checkpoint is kept
-//! alive while this process runs, so a crash is undone within its timeout and a slow change
-//! never is.
+//! bringing its own checks (the br-ex check, the forwarding and other probes). A change the
+//! project's own apply covers (listed in [`reapply`]) is written and reapplied by the project
+//! itself, keeping addresses and routes NetworkManager did not configure; any other change goes
+//! through nmstate's own apply. The checkpoint is kept alive while this process runs, so a
+//! crash is undone within its timeout and a slow change never is.
 
 use std::time::Duration;
 
@@ -50,7 +48,7 @@ where
                     "rewriting and reapplying the profiles of {rewritten:?}, adding profiles for \
                      {added:?} and for the new OVS bridges or new bridge ports of {bridges:?}"
                 );
-                reapply::apply(nm, &state, plan, timeout, lasting, check).await
+                reapply::write_activate_check(nm, &state, plan, timeout, lasting, check).await
             }
             Err(why) => {
                 tracing::info!("applying through nmstate ({why} is not covered by the reapply)");

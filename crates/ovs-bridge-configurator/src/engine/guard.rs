@@ -35,7 +35,7 @@ pub fn refusals(desired: &NetworkState, node_ips: &[IpAddr]) -> Vec<String> {
             why.push(format!("it touches {name}, which OVN-Kubernetes owns"));
         }
         for ip in node_ips {
-            let listed = static_addresses(iface, ip.is_ipv4());
+            let listed = explicit_addresses(iface, ip.is_ipv4());
             if name == BR_EX.bridge && listed.as_ref().is_some_and(|l| !l.contains(ip)) {
                 why.push(format!("it moves the node IP {ip} off {name}"));
             }
@@ -49,7 +49,7 @@ pub fn refusals(desired: &NetworkState, node_ips: &[IpAddr]) -> Vec<String> {
 
 /// The addresses of one family `iface` is given explicitly (static, no DHCP); `None` when the
 /// desired state leaves them to DHCP, autoconf or the current state.
-fn static_addresses(iface: &Interface, v4: bool) -> Option<Vec<IpAddr>> {
+fn explicit_addresses(iface: &Interface, v4: bool) -> Option<Vec<IpAddr>> {
     let base = iface.base_iface();
     let (dynamic, addresses) = if v4 {
         let ip = base.ipv4.as_ref()?;

@@ -1,9 +1,10 @@
 //! Whether a profile change the project wrote and reapplied ([`crate::engine::reapply`]) has
-//! reached the kernel, read from netlink: the interface's MTU, its static addresses (those added there, and
-//! those the change dropped gone) and the static routes through it (likewise), in the tables the
-//! change names. That is what nmstate's verification would find different after a reapply
-//! NetworkManager accepted, without nmstate's read of the whole state (every link's ethtool and
-//! sysfs attributes, every profile and device over D-Bus: about 2 s per read on a UML node).
+//! reached the kernel, read from netlink: the interface's MTU, its static addresses (those added
+//! there, and those the change dropped gone) and the static routes through it (likewise), in the
+//! tables the change names. That is what nmstate's verification would find different after a
+//! reapply NetworkManager accepted, without nmstate's read of the whole state (every link's
+//! ethtool and sysfs attributes, every profile and device over D-Bus), which is slow and grows
+//! with the number of interfaces and profiles, where a netlink dump reads only what is checked.
 //! A change with a part only NetworkManager's state shows (a DHCP lease, SLAAC) gets nmstate's
 //! verification instead.
 
@@ -55,11 +56,11 @@ pub fn expected(change: &IfaceChange, running: &Json) -> Option<Expected> {
         let after = if flag("enabled") == Some(false) {
             Vec::new()
         } else {
-            static_addresses(ip)?
+            address_cidrs(ip)?
         };
         let before = now[family]
             .as_object()
-            .map_or(Some(Vec::new()), static_addresses)?;
+            .map_or(Some(Vec::new()), address_cidrs)?;
         e.gone_addresses
             .extend(before.into_iter().filter(|a| !after.contains(a)));
         e.addresses.extend(after);
@@ -85,7 +86,8 @@ pub fn expected(change: &IfaceChange, running: &Json) -> Option<Expected> {
     Some(e)
 }
 
-fn static_addresses(ip: &Map<String, Json>) -> Option<Vec<Cidr>> {
+/// The addresses nmstate's IP section `ip` lists (None: one it does not parse).
+fn address_cidrs(ip: &Map<String, Json>) -> Option<Vec<Cidr>> {
     ip.get("address")
         .and_then(Json::as_array)
         .map_or(&[][..], Vec::as_slice)
@@ -109,7 +111,7 @@ pub fn tables(expected: &[&Expected]) -> BTreeSet<u8> {
 
 /// What of `e` the kernel does not show yet (None: all of it is in place), from one snapshot of
 /// links and addresses and the routes of [`tables`].
-pub fn still_different(e: &Expected, snap: &Snapshot, routes: &[KernelRoute]) -> Option<String> {
+pub fn not_in_kernel_yet(e: &Expected, snap: &Snapshot, routes: &[KernelRoute]) -> Option<String> {
     let Some(link) = snap.links.iter().find(|l| l.name == e.iface) else {
         return Some(format!("{} has no link", e.iface));
     };
@@ -133,7 +135,7 @@ pub fn still_different(e: &Expected, snap: &Snapshot, routes: &[KernelRoute]) ->
             .filter(|a| has(a))
             .map(|a| format!("address {}/{} still there", a.ip, a.prefix_len)),
     );
-    let routed = |r: &Route| routes.iter().any(|k| same_route(k, r, link.index));
+    let routed = |r: &Route| routes.iter().any(|k| kernel_route_is(k, r, link.index));
     left.extend(
         e.routes
             .iter()
@@ -149,7 +151,8 @@ pub fn still_different(e: &Expected, snap: &Snapshot, routes: &[KernelRoute]) ->
     (!left.is_empty()).then(|| format!("{}: {}", e.iface, left.join(", ")))
 }
 
-fn same_route(k: &KernelRoute, r: &Route, oif: u32) -> bool {
+/// Whether the kernel's route `k` is the profile's route `r` through the link `oif`.
+fn kernel_route_is(k: &KernelRoute, r: &Route, oif: u32) -> bool {
     let family = if r.dest.is_ipv4() {
         Family::Ipv4
     } else {
@@ -258,11 +261,11 @@ mod tests {
         let e = expected(&change, &running()).unwrap();
         let (snap, routes) = kernel(1500, &[], &[]);
         assert_eq!(
-            still_different(&e, &snap, &routes).as_deref(),
+            not_in_kernel_yet(&e, &snap, &routes).as_deref(),
             Some("br-ex: mtu 1500 (wanted 1400)")
         );
         let (snap, routes) = kernel(1400, &[], &[]);
-        assert_eq!(still_different(&e, &snap, &routes), None);
+        assert_eq!(not_in_kernel_yet(&e, &snap, &routes), None);
     }
 
     #[test]
@@ -277,14 +280,14 @@ mod tests {
         let e = expected(&change, &running()).unwrap();
         let (snap, routes) = kernel(1500, &[], &[("0.0.0.0", 0, "198.51.100.1", 48)]);
         assert_eq!(
-            still_different(&e, &snap, &routes).as_deref(),
+            not_in_kernel_yet(&e, &snap, &routes).as_deref(),
             Some(
                 "br-ex: route 0.0.0.0/0 via 198.51.100.77 metric 0 table 254 missing, \
                  route 0.0.0.0/0 via 198.51.100.1 metric 48 table 254 still there"
             )
         );
         let (snap, routes) = kernel(1500, &[], &[("0.0.0.0", 0, "198.51.100.77", 0)]);
-        assert_eq!(still_different(&e, &snap, &routes), None);
+        assert_eq!(not_in_kernel_yet(&e, &snap, &routes), None);
     }
 
     #[test]
@@ -298,12 +301,12 @@ mod tests {
         let e = expected(&change, &running()).unwrap();
         let (snap, routes) = kernel(1500, &["198.51.100.20/24", "169.254.169.2/29"], &[]);
         assert_eq!(
-            still_different(&e, &snap, &routes).as_deref(),
+            not_in_kernel_yet(&e, &snap, &routes).as_deref(),
             Some("br-ex: address 198.51.100.21/24 missing, address 198.51.100.20/24 still there")
         );
         // An address NetworkManager did not configure (OVN-Kubernetes') is none of its business.
         let (snap, routes) = kernel(1500, &["198.51.100.21/24", "169.254.169.2/29"], &[]);
-        assert_eq!(still_different(&e, &snap, &routes), None);
+        assert_eq!(not_in_kernel_yet(&e, &snap, &routes), None);
     }
 
     #[test]
@@ -315,7 +318,7 @@ mod tests {
         let e = expected(&change, &running()).unwrap();
         let (snap, routes) = kernel(1500, &["198.51.100.20/24"], &[]);
         assert_eq!(
-            still_different(&e, &snap, &routes).as_deref(),
+            not_in_kernel_yet(&e, &snap, &routes).as_deref(),
             Some("br-ex: address 198.51.100.20/24 still there")
         );
     }

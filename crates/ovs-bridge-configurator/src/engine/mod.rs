@@ -2,10 +2,10 @@
 //! `apply-nmstate --live` MCO's restart of its unit runs, and `apply-live`. It parses
 //! ([`desired`]) and guards ([`guard`]) a desired state, applies it inside a NetworkManager
 //! checkpoint kept alive as a dead man's switch ([`checkpoint`]), writing and reapplying or
-//! adding the profiles itself where it can ([`reapply`], [`profile_change`], [`profile_new`],
-//! [`profile_ovs`] and [`plan_ports`] for OVS bridges and their ports) and verifying them in the
-//! kernel ([`in_kernel`]), then runs the caller's checks and commits or rolls back
-//! ([`change`]).
+//! adding the profiles itself for the changes [`reapply`] covers (its module documentation lists
+//! them; [`profile_change`], [`profile_new`], [`profile_ovs`] and [`plan_ports`] write them) and
+//! verifying them in the kernel ([`in_kernel`]), then runs the caller's checks and commits or
+//! rolls back ([`change`]).
 //!
 //! Imports go one way: the NMState front ends (`crate::nmstate`) import the engine and bring
 //! their checks; the engine imports NetworkManager's client and profiles, the bonds' state and

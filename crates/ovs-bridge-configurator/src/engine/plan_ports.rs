@@ -123,7 +123,7 @@ pub fn implied_moves(
 
 /// The port changes of the OVS bridges of `desired` that exist (`running`): new ports, and
 /// interfaces let go.
-pub fn port_changes(
+pub fn existing_bridges_port_changes(
     desired: &Json,
     running: &Json,
     is_device: impl Fn(&str) -> bool,
@@ -145,7 +145,7 @@ pub fn port_changes(
         let Some(now) = bridge_in(running, name) else {
             return Err(Uncovered(format!("OVS bridge {name} as it runs")));
         };
-        out.extend(profile_ovs::port_changes(iface, &now)?);
+        out.extend(profile_ovs::bridge_port_changes(iface, &now)?);
     }
     Ok(out)
 }
@@ -224,7 +224,7 @@ mod tests {
     #[test]
     fn a_new_port_that_exists_moves_under_its_bridge_unless_it_has_ip() {
         let bridge = || {
-            profile_ovs::port_changes(
+            profile_ovs::bridge_port_changes(
                 &serde_json::json!({"name": "br-ex", "type": "ovs-bridge", "state": "up",
                     "bridge": {"port": [{"name": "ens4"}, {"name": "br-ex"}]}}),
                 &serde_json::json!({"name": "br-ex", "type": "ovs-bridge",

@@ -1,9 +1,9 @@
 //! What a day-2 change does to the profiles of interfaces that exist: nmstate's diff (the part
 //! of the desired state that differs from the running one, after nmstate's own validation and
 //! merge) turned into the NetworkManager settings the project writes and reapplies itself
-//! ([`crate::engine::reapply`]). Covered: an existing interface's MTU, its IPv4/IPv6 method, static
-//! addresses and automatic-configuration switches, and the static routes through it: what a
-//! day-2 change of br-ex is. Anything else in the diff is [`Uncovered`], and goes through
+//! ([`crate::engine::reapply`]). Covered: an existing interface's MTU, its IPv4/IPv6 method,
+//! static addresses and automatic-configuration switches, and the static routes through it:
+//! what a day-2 change of br-ex is. Anything else in the diff is [`Uncovered`], and goes through
 //! nmstate's own apply.
 //!
 //! Read from nmstate's YAML/JSON form (its stable, documented schema), not from its types' fields:
@@ -102,40 +102,64 @@ pub fn changes(
     let running_ifaces = list(running, "interfaces");
     let mut out: BTreeMap<String, IfaceChange> = BTreeMap::new();
     for iface in list(diff, "interfaces") {
-        let iface = object(iface, "an interface")?;
-        let name = str_of(iface, "name").ok_or_else(|| Uncovered("an unnamed interface".into()))?;
-        let Some(now) = running_ifaces.iter().find(|i| {
-            i["name"] == name && iface.get("type").is_none_or(|t| same_type(&i["type"], t))
-        }) else {
-            return Err(Uncovered(format!("new interface {name}")));
-        };
-        if let Some(key) = iface.keys().find(|k| !IFACE_KEYS.contains(&k.as_str())) {
-            return Err(Uncovered(format!("{name}'s `{key}`")));
-        }
-        if iface.get("state").is_some_and(|s| s != "up") {
-            return Err(Uncovered(format!("{name} {}", iface["state"])));
-        }
-        let mut change = IfaceChange::new(name);
-        change.mtu = mtu_of(iface.get("mtu"), name)?;
-        for (family, slot) in [("ipv4", &mut change.ipv4), ("ipv6", &mut change.ipv6)] {
-            if let Some(ip) = iface.get(family) {
-                *slot = Some(merged_ip(&now[family], ip, name, family)?);
-            }
-        }
-        if let Some(c) = iface.get("controller") {
-            match c.as_str() {
-                Some(c) if !c.is_empty() => change.controller = Some(c.to_owned()),
-                _ => return Err(Uncovered(format!("{name} detached from its controller"))),
-            }
-        }
-        out.insert(name.to_owned(), change);
+        let change = iface_change(iface, running_ifaces)?;
+        out.insert(change.name.clone(), change);
     }
-    let (running_routes, changed_routes) = (
-        list(&running["routes"], "config"),
-        list(&diff["routes"], "config"),
-    );
+    for (dev, changed) in changed_routes_by_device(diff, running, new)? {
+        let (v4, v6) = routes_to_be(&dev, &changed, desired, running)?;
+        let change = out
+            .entry(dev.clone())
+            .or_insert_with(|| IfaceChange::new(&dev));
+        change.routes4 = Some(v4);
+        change.routes6 = Some(v6);
+    }
+    Ok(out.into_values().collect())
+}
+
+/// The change one interface of the diff makes to the interface of `running_ifaces` it names:
+/// its MTU, its IP sections merged with the running ones, the OVS bridge it moves under.
+fn iface_change(iface: &Json, running_ifaces: &[Json]) -> Result<IfaceChange, Uncovered> {
+    let iface = object(iface, "an interface")?;
+    let name = str_of(iface, "name").ok_or_else(|| Uncovered("an unnamed interface".into()))?;
+    let Some(now) = running_ifaces
+        .iter()
+        .find(|i| i["name"] == name && iface.get("type").is_none_or(|t| same_type(&i["type"], t)))
+    else {
+        return Err(Uncovered(format!("new interface {name}")));
+    };
+    if let Some(key) = iface.keys().find(|k| !IFACE_KEYS.contains(&k.as_str())) {
+        return Err(Uncovered(format!("{name}'s `{key}`")));
+    }
+    if iface.get("state").is_some_and(|s| s != "up") {
+        return Err(Uncovered(format!("{name} {}", iface["state"])));
+    }
+    let mut change = IfaceChange::new(name);
+    change.mtu = mtu_of(iface.get("mtu"), name)?;
+    for (family, slot) in [("ipv4", &mut change.ipv4), ("ipv6", &mut change.ipv6)] {
+        if let Some(ip) = iface.get(family) {
+            *slot = Some(merged_ip(&now[family], ip, name, family)?);
+        }
+    }
+    if let Some(c) = iface.get("controller") {
+        match c.as_str() {
+            Some(c) if !c.is_empty() => change.controller = Some(c.to_owned()),
+            _ => return Err(Uncovered(format!("{name} detached from its controller"))),
+        }
+    }
+    Ok(change)
+}
+
+/// The routes of the diff that change something, by the interface they go through (one that
+/// runs or one of `new`).
+fn changed_routes_by_device<'d>(
+    diff: &'d Json,
+    running: &Json,
+    new: &[&str],
+) -> Result<BTreeMap<String, Vec<&'d Json>>, Uncovered> {
+    let running_ifaces = list(running, "interfaces");
+    let running_routes = list(&running["routes"], "config");
     let mut via: BTreeMap<String, Vec<&Json>> = BTreeMap::new();
-    for r in changed_routes {
+    for r in list(&diff["routes"], "config") {
         let r_obj = object(r, "a route")?;
         if let Some(key) = r_obj.keys().find(|k| !ROUTE_KEYS.contains(&k.as_str())) {
             return Err(Uncovered(format!("a route's `{key}`")));
@@ -153,40 +177,47 @@ pub fn changes(
         }
         via.entry(dev.to_owned()).or_default().push(r);
     }
-    for (dev, changed) in via {
-        let kept = running_routes
-            .iter()
-            .filter(|r| r["next-hop-interface"] == dev.as_str())
-            .filter(|r| !changed.iter().any(|c| is_absent(c) && same_route(c, r)));
-        // Every desired route through it: one that a desired `state: absent` also matches
-        // stays (nmstate's rule), one in place is not written twice.
-        let added = desired_routes(desired).filter(|r| r["next-hop-interface"] == dev.as_str());
-        let mut v4 = Vec::new();
-        let mut v6 = Vec::new();
-        for r in kept.chain(added) {
-            let route = route_of(r)?;
-            let family = if route.dest.is_ipv4() {
-                &mut v4
-            } else {
-                &mut v6
-            };
-            if !family.contains(&route) {
-                family.push(route);
-            }
+    Ok(via)
+}
+
+/// Every static route through `dev` as it is to be, IPv4 then IPv6: the running ones that
+/// `changed` does not remove, and every desired one. One that a desired `state: absent` also
+/// matches stays (nmstate's rule); one in place is not written twice.
+fn routes_to_be(
+    dev: &str,
+    changed: &[&Json],
+    desired: &Json,
+    running: &Json,
+) -> Result<(Vec<Route>, Vec<Route>), Uncovered> {
+    let kept = list(&running["routes"], "config")
+        .iter()
+        .filter(|r| r["next-hop-interface"] == dev)
+        .filter(|r| {
+            !changed
+                .iter()
+                .any(|c| is_absent(c) && same_route_but_state(c, r))
+        });
+    let added = desired_routes(desired).filter(|r| r["next-hop-interface"] == dev);
+    let mut v4 = Vec::new();
+    let mut v6 = Vec::new();
+    for r in kept.chain(added) {
+        let route = route_of(r)?;
+        let family = if route.dest.is_ipv4() {
+            &mut v4
+        } else {
+            &mut v6
+        };
+        if !family.contains(&route) {
+            family.push(route);
         }
-        let change = out
-            .entry(dev.clone())
-            .or_insert_with(|| IfaceChange::new(&dev));
-        change.routes4 = Some(v4);
-        change.routes6 = Some(v6);
     }
-    Ok(out.into_values().collect())
+    Ok((v4, v6))
 }
 
 /// What of nmstate's diff of the desired state against the running one (`running`) is not in
 /// place yet, as JSON text (None: all of it is): nmstate's own verification, but for the routes
 /// it lists although they are in place (see [`route_in_place`]).
-pub fn still_different(diff: &Json, desired: &Json, running: &Json) -> Option<String> {
+pub fn diff_not_in_place(diff: &Json, desired: &Json, running: &Json) -> Option<String> {
     let mut left = Map::new();
     for (key, v) in diff.as_object().into_iter().flatten() {
         if key != "routes" && !is_empty(v) {
@@ -276,7 +307,7 @@ pub fn route_in_place(current: &Json, desired: &Json) -> bool {
 }
 
 /// The same route, `state` aside (nmstate's diff names a removed route by its full entry).
-fn same_route(a: &Json, b: &Json) -> bool {
+fn same_route_but_state(a: &Json, b: &Json) -> bool {
     let strip = |v: &Json| {
         let mut v = v.clone();
         if let Some(m) = v.as_object_mut() {
@@ -435,10 +466,23 @@ fn is_controller(settings: &Settings) -> bool {
     ["bond", "team"].contains(&crate::nm::profile::kind(settings).as_str())
 }
 
+/// Writes nmstate's `ipv4`/`ipv6` section `ip` into the profile's section `s` of `family`: the
+/// method, the static addresses and the automatic configuration's switches.
 fn write_ip(s: &mut Section, family: &str, ip: &Map<String, Json>) -> Result<(), Uncovered> {
-    let flag = |k: &str| ip.get(k).and_then(Json::as_bool);
-    let addresses: Vec<(String, u32)> = ip
-        .get("address")
+    let addresses = static_addresses_of(ip)?;
+    let method = ip_method(family, ip, addresses.is_empty())?;
+    s.insert("method".to_owned(), val(method));
+    let data: Vec<HashMap<&str, Value>> = addresses
+        .iter()
+        .map(|(a, len)| HashMap::from([("address", a.as_str().into()), ("prefix", (*len).into())]))
+        .collect();
+    s.insert("address-data".to_owned(), val(data));
+    write_automatic(s, ip, method == "auto" || method == "dhcp")
+}
+
+/// The static addresses of nmstate's IP section `ip`, as address and prefix length.
+fn static_addresses_of(ip: &Map<String, Json>) -> Result<Vec<(String, u32)>, Uncovered> {
+    ip.get("address")
         .and_then(Json::as_array)
         .map_or(&[][..], Vec::as_slice)
         .iter()
@@ -451,11 +495,21 @@ fn write_ip(s: &mut Section, family: &str, ip: &Map<String, Json>) -> Result<(),
                 .map(|(ip, len)| (ip.to_owned(), len))
                 .ok_or_else(|| Uncovered(format!("address {a}")))
         })
-        .collect::<Result<_, _>>()?;
+        .collect()
+}
+
+/// NetworkManager's `method` for nmstate's IP section `ip` of `family` (`no_address`: it lists
+/// no static address).
+fn ip_method(
+    family: &str,
+    ip: &Map<String, Json>,
+    no_address: bool,
+) -> Result<&'static str, Uncovered> {
+    let flag = |k: &str| ip.get(k).and_then(Json::as_bool);
     let enabled = flag("enabled").unwrap_or(true);
     let dhcp = flag("dhcp").unwrap_or(false);
     let autoconf = flag("autoconf").unwrap_or(false);
-    let method = match (family, enabled, dhcp, autoconf, addresses.is_empty()) {
+    Ok(match (family, enabled, dhcp, autoconf, no_address) {
         (_, false, ..) => "disabled",
         ("ipv4", _, true, _, _) => "auto",
         ("ipv6", _, _, true, _) => "auto",
@@ -464,14 +518,17 @@ fn write_ip(s: &mut Section, family: &str, ip: &Map<String, Json>) -> Result<(),
         ("ipv6", _, false, false, true) => "link-local",
         // An enabled IPv4 stack with neither DHCP nor an address: nmstate's own rules decide.
         _ => return Err(Uncovered("enabled without DHCP or an address".into())),
-    };
-    s.insert("method".to_owned(), val(method));
-    let data: Vec<HashMap<&str, Value>> = addresses
-        .iter()
-        .map(|(a, len)| HashMap::from([("address", a.as_str().into()), ("prefix", (*len).into())]))
-        .collect();
-    s.insert("address-data".to_owned(), val(data));
-    let automatic = method == "auto" || method == "dhcp";
+    })
+}
+
+/// Writes the switches of `ip`'s automatic configuration into `s` (`automatic`: the method is
+/// DHCP or autoconf; otherwise the switches are off and the table and metric left as they are).
+fn write_automatic(
+    s: &mut Section,
+    ip: &Map<String, Json>,
+    automatic: bool,
+) -> Result<(), Uncovered> {
+    let flag = |k: &str| ip.get(k).and_then(Json::as_bool);
     // nmstate's `auto-*: false` are NetworkManager's `ignore-*` / `never-default`.
     for (key, nm_key) in [
         ("auto-dns", "ignore-auto-dns"),
@@ -668,7 +725,7 @@ routes:
                 .all(|c| c.routes4.as_deref().is_none_or(|r| r.len() == 1)),
             "{c:?}"
         );
-        assert_eq!(still_different(&diff, &desired, &running), None);
+        assert_eq!(diff_not_in_place(&diff, &desired, &running), None);
     }
 
     #[test]

@@ -37,19 +37,7 @@ pub fn new_profile(
             desired["state"]
         )));
     }
-    let kind = match (desired["type"].as_str(), running) {
-        (Some("vlan"), None) => "vlan",
-        (Some("ovs-interface"), None) => "ovs-interface",
-        (Some("ethernet") | None, Some(r)) if same_type(&r["type"], &json!("ethernet")) => {
-            "802-3-ethernet"
-        }
-        (t, _) => {
-            return Err(Uncovered(format!(
-                "new interface {name} of type {}",
-                t.unwrap_or("unknown")
-            )));
-        }
-    };
+    let kind = profile_kind(desired, running, name)?;
     // nmstate's names: an OVS internal interface shares its name with its bridge and port.
     let id = if kind == "ovs-interface" {
         format!("{name}-if")
@@ -58,22 +46,7 @@ pub fn new_profile(
     };
     let mut s = connection(&id, kind, name);
     if kind == "vlan" {
-        let vlan = &desired["vlan"];
-        let (Some(parent), Some(id)) = (
-            vlan["base-iface"].as_str(),
-            vlan["id"].as_u64().and_then(|i| u32::try_from(i).ok()),
-        ) else {
-            return Err(Uncovered(format!(
-                "new VLAN {name} without base-iface and id"
-            )));
-        };
-        if let Some(key) = unknown_key(vlan, &["base-iface", "id"]) {
-            return Err(Uncovered(format!("new VLAN {name}'s `{key}`")));
-        }
-        set(&mut s, "vlan", "parent", parent);
-        set(&mut s, "vlan", "id", id);
-        // REORDER_HEADERS, as nmstate and nmcli write it.
-        set(&mut s, "vlan", "flags", 1u32);
+        write_vlan(&mut s, &desired["vlan"], name)?;
     }
     if kind == "ovs-interface" {
         // The port of its own name holds it (the bridge's port list names it).
@@ -81,6 +54,59 @@ pub fn new_profile(
         set(&mut s, "connection", "slave-type", "ovs-port");
         set(&mut s, "ovs-interface", "type", "internal");
     }
+    let change = new_iface_change(desired, running, name)?;
+    apply_to(&mut s, &change)?;
+    Ok((s, change))
+}
+
+/// The NetworkManager profile type for `desired` (interface `name`): a new VLAN, a new OVS
+/// internal interface, or a NIC that runs as `running`; anything else is nmstate's.
+fn profile_kind(
+    desired: &Json,
+    running: Option<&Json>,
+    name: &str,
+) -> Result<&'static str, Uncovered> {
+    match (desired["type"].as_str(), running) {
+        (Some("vlan"), None) => Ok("vlan"),
+        (Some("ovs-interface"), None) => Ok("ovs-interface"),
+        (Some("ethernet") | None, Some(r)) if same_type(&r["type"], &json!("ethernet")) => {
+            Ok("802-3-ethernet")
+        }
+        (t, _) => Err(Uncovered(format!(
+            "new interface {name} of type {}",
+            t.unwrap_or("unknown")
+        ))),
+    }
+}
+
+/// Writes the `vlan` section of new VLAN `name` from the desired state's `vlan`.
+fn write_vlan(s: &mut Settings, vlan: &Json, name: &str) -> Result<(), Uncovered> {
+    let (Some(parent), Some(id)) = (
+        vlan["base-iface"].as_str(),
+        vlan["id"].as_u64().and_then(|i| u32::try_from(i).ok()),
+    ) else {
+        return Err(Uncovered(format!(
+            "new VLAN {name} without base-iface and id"
+        )));
+    };
+    if let Some(key) = unknown_key(vlan, &["base-iface", "id"]) {
+        return Err(Uncovered(format!("new VLAN {name}'s `{key}`")));
+    }
+    set(s, "vlan", "parent", parent);
+    set(s, "vlan", "id", id);
+    // REORDER_HEADERS, as nmstate and nmcli write it.
+    set(s, "vlan", "flags", 1u32);
+    Ok(())
+}
+
+/// The change `desired` makes to interface `name`, in nmstate's terms: its MTU, and both IP
+/// sections, each merged with the running one, or (for a new interface) a disabled stack where
+/// the desired state leaves it out.
+fn new_iface_change(
+    desired: &Json,
+    running: Option<&Json>,
+    name: &str,
+) -> Result<IfaceChange, Uncovered> {
     let mut change = IfaceChange::new(name);
     change.mtu = mtu_of(desired.get("mtu"), name)?;
     let disabled = json!({"enabled": false});
@@ -94,8 +120,7 @@ pub fn new_profile(
         let asked = if asked.is_null() { &json!({}) } else { asked };
         *slot = Some(merged_ip(now, asked, name, family)?);
     }
-    apply_to(&mut s, &change)?;
-    Ok((s, change))
+    Ok(change)
 }
 
 /// A new profile's `connection` section: `id`, a new UUID, `kind`, on interface `iface`, up at

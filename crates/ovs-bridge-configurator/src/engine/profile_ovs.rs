@@ -54,7 +54,10 @@ pub fn new_bridge(desired: &Json) -> Result<BridgeChange, Uncovered> {
 
 /// The new ports of `desired`, an `ovs-bridge` of the desired state that runs as `running`,
 /// and the interfaces it lets go; None when its port list names the ports it has.
-pub fn port_changes(desired: &Json, running: &Json) -> Result<Option<BridgeChange>, Uncovered> {
+pub fn bridge_port_changes(
+    desired: &Json,
+    running: &Json,
+) -> Result<Option<BridgeChange>, Uncovered> {
     // No port list: nmstate keeps the ports it has.
     if desired["bridge"].get("port").is_none() {
         return Ok(None);
@@ -179,22 +182,22 @@ mod tests {
             "bridge": {"port": [{"name": "bond0.300"}, {"name": "br-ex"}]}});
         let running = json!({"name": "br-ex", "type": "ovs-bridge", "state": "up",
             "bridge": {"port": [{"name": "bond0"}, {"name": "br-ex"}]}});
-        let b = port_changes(&desired, &running).unwrap().unwrap();
+        let b = bridge_port_changes(&desired, &running).unwrap().unwrap();
         assert!(!b.new);
         assert_eq!(b.ports, ["bond0.300"]);
         assert_eq!(b.detached, ["bond0"]);
         let ids: Vec<String> = b.profiles.iter().map(crate::nm::profile::id).collect();
         assert_eq!(ids, ["bond0.300-port"]);
         // The ports it has, or no port list: nothing to do.
-        assert!(port_changes(&running, &running).unwrap().is_none());
+        assert!(bridge_port_changes(&running, &running).unwrap().is_none());
         let no_list = json!({"name": "br-ex", "type": "ovs-bridge", "state": "up"});
-        assert!(port_changes(&no_list, &running).unwrap().is_none());
+        assert!(bridge_port_changes(&no_list, &running).unwrap().is_none());
         // A port with settings of its own is nmstate's to merge.
         let tagged = json!({"name": "br-ex", "type": "ovs-bridge", "state": "up",
             "bridge": {"port": [{"name": "bond0", "vlan": {"mode": "access", "tag": 7}},
                 {"name": "br-ex"}]}});
         assert_eq!(
-            port_changes(&desired, &tagged).unwrap_err().0,
+            bridge_port_changes(&desired, &tagged).unwrap_err().0,
             "br-ex's port bond0's `vlan`"
         );
     }

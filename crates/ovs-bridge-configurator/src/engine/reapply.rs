@@ -1,11 +1,17 @@
-//! The project's own apply of a change to existing interfaces (what [`profile_change`] covers:
-//! MTU, IP settings, static routes, becoming a port of an OVS bridge or leaving one) and of the
-//! profiles it adds ([`profile_new`]: a new VLAN, a NIC without one, an OVS internal interface;
-//! [`profile_ovs`]: a new OVS bridge and its ports, new ports of one that exists, planned with
-//! [`crate::engine::plan_ports`]): nmstate reads the running state and validates and merges the
-//! desired one against it (`gen_diff`); the project writes the changed profiles and reapplies them with `NM_DEVICE_REAPPLY_FLAGS_PRESERVE_EXTERNAL_IP`,
-//! adds and activates the new ones, inside its own checkpoint, and verifies them in the kernel
-//! ([`in_kernel`]; nmstate's `gen_diff` again where only NetworkManager's state shows it).
+//! The project's own apply of a desired state. What it covers (the one list of it; any other
+//! change goes through nmstate's own apply):
+//! - a change to existing interfaces ([`profile_change`]): MTU, IP settings, static routes,
+//!   becoming a port of an OVS bridge or leaving one;
+//! - the profiles it adds ([`profile_new`]): a new VLAN on an interface that exists, a NIC
+//!   without a profile, an OVS internal interface;
+//! - OVS bridges ([`profile_ovs`], planned with [`crate::engine::plan_ports`]): a new bridge over
+//!   interfaces that exist and its ports, new ports of one that exists.
+//!
+//! nmstate reads the running state and validates and merges the desired one against it
+//! (`gen_diff`); the project writes the changed profiles and reapplies them with
+//! `NM_DEVICE_REAPPLY_FLAGS_PRESERVE_EXTERNAL_IP`, adds and activates the new ones, inside its
+//! own checkpoint, and verifies them in the kernel ([`in_kernel`]; nmstate's `gen_diff` again
+//! where only NetworkManager's state shows it).
 //! nmstate's own apply reapplies without that flag, which removes every address and route
 //! NetworkManager did not configure: on br-ex, keepalived's VIPs (keepalived then gives them up)
 //! and OVN-Kubernetes' masquerade address and routes.
@@ -24,13 +30,14 @@ use zbus::zvariant::OwnedObjectPath;
 use crate::engine::change::{ChangeFailed, Failed, Lasting, Renegotiating};
 use crate::engine::in_kernel;
 use crate::engine::plan_ports::{
-    iface_in, implied_moves, kept_ports, new_ports, port_changes, ports_known, ports_moved,
+    existing_bridges_port_changes, iface_in, implied_moves, kept_ports, new_ports, ports_known,
+    ports_moved,
 };
 use crate::engine::profile_change::{self, IfaceChange, Uncovered};
 use crate::engine::profile_new;
 use crate::engine::profile_ovs::{self, BridgeChange};
 use crate::nm::profile::{self, Settings};
-use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm, Store};
+use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm, NmError, Store};
 
 /// How long a written change may take to be in place (an address NetworkManager sets a moment
 /// after the reapply returns, a DHCP method reaching its lease).
@@ -103,7 +110,7 @@ pub struct Plan {
 
 /// The running configuration as nmstate reads it (no dynamic addresses or routes: not the
 /// profiles').
-async fn running() -> Result<NetworkState, ChangeFailed> {
+async fn read_running() -> Result<NetworkState, ChangeFailed> {
     let mut now = NetworkState::new();
     now.set_running_config_only(true).set_include_secrets(false);
     now.retrieve_async().await.map_err(ChangeFailed::Nmstate)?;
@@ -114,133 +121,76 @@ fn json(state: &NetworkState) -> Result<Json, ChangeFailed> {
     serde_json::to_value(state).map_err(|e| ChangeFailed::Verify(format!("nmstate's state: {e}")))
 }
 
+/// A failed call to NetworkManager, as the change's failure.
+fn nm_failed(e: NmError) -> ChangeFailed {
+    ChangeFailed::NetworkManager(Box::new(e))
+}
+
+/// Why planning stops: the change is not covered (nmstate applies it), or reading what the plan
+/// needs failed.
+enum Stop {
+    Uncovered(Uncovered),
+    Failed(ChangeFailed),
+}
+
+impl From<Uncovered> for Stop {
+    fn from(u: Uncovered) -> Stop {
+        Stop::Uncovered(u)
+    }
+}
+
+impl From<ChangeFailed> for Stop {
+    fn from(e: ChangeFailed) -> Stop {
+        Stop::Failed(e)
+    }
+}
+
+/// The new interfaces' profiles to add, and the new profiles of interfaces that exist.
+type NewProfiles = Vec<(Settings, IfaceChange)>;
+
 /// The own apply's plan for `desired`, or why it is not covered (then nmstate applies it).
 pub async fn plan(
     nm: &Nm,
     desired: &NetworkState,
     lasting: Lasting,
 ) -> Result<Result<Plan, Uncovered>, ChangeFailed> {
-    let devices = nm
-        .devices()
-        .await
-        .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?;
+    match plan_or_stop(nm, desired, lasting).await {
+        Ok(plan) => Ok(Ok(plan)),
+        Err(Stop::Uncovered(u)) => Ok(Err(u)),
+        Err(Stop::Failed(e)) => Err(e),
+    }
+}
+
+/// [`plan`]'s steps: the new interfaces, the running state and nmstate's diff against it, the
+/// bridges' port changes, then the profiles of interfaces that exist, each step stopping at what
+/// it does not cover.
+async fn plan_or_stop(nm: &Nm, desired: &NetworkState, lasting: Lasting) -> Result<Plan, Stop> {
+    let devices = nm.devices().await.map_err(nm_failed)?;
     // A new interface other than a VLAN on one that exists is nmstate's to create: said without
     // reading the whole state (seconds on a slow node) for nothing.
     let json_desired = json(desired)?;
     let is_device = |name: &str| devices.iter().any(|d| d.interface == name);
-    let mut creates = Vec::new();
-    let mut bridges = Vec::new();
-    for iface in json_desired["interfaces"].as_array().into_iter().flatten() {
-        let name = iface["name"].as_str().unwrap_or_default();
-        if iface["state"] == "absent" || is_device(name) {
-            continue;
-        }
-        if iface["type"] == "ovs-bridge" {
-            match profile_ovs::new_bridge(iface) {
-                Ok(b) => bridges.push(b),
-                Err(u) => return Ok(Err(u)),
-            }
-            continue;
-        }
-        let parent = iface["vlan"]["base-iface"].as_str().unwrap_or_default();
-        if iface["type"] == "vlan" && !is_device(parent) {
-            return Ok(Err(Uncovered(format!(
-                "new interface {name} on new interface {parent}"
-            ))));
-        }
-        match profile_new::new_profile(iface, None) {
-            Ok(new) => creates.push(new),
-            Err(u) => return Ok(Err(u)),
-        }
-    }
-    // nmstate's own apply reports its own errors (it reads and merges the same way), so a state
-    // nmstate cannot read or compare here is left to it.
-    let now = match running().await {
-        Ok(now) => now,
-        Err(e) => return Ok(Err(Uncovered(format!("reading the running state ({e})")))),
-    };
-    let diff = match desired.gen_diff(&now) {
-        Ok(d) => d,
-        Err(e) => {
-            return Ok(Err(Uncovered(format!(
-                "comparing with the running state ({e})"
-            ))));
-        }
-    };
+    let (mut creates, mut bridges) = new_interfaces(&json_desired, is_device)?;
+    let (now, diff) = running_and_diff(desired).await?;
     let json_now = json(&now)?;
-    match nic_profiles(nm, &devices, &json_desired, &json_now).await? {
-        Ok(new) => creates.extend(new),
-        Err(u) => return Ok(Err(u)),
-    }
-    match port_changes(&json_desired, &json_now, is_device) {
-        Ok(changed) => bridges.extend(changed),
-        Err(u) => return Ok(Err(u)),
-    }
-    // Read once, where a bridge that exists changes its ports: its ports' profiles to use
-    // again, a detached interface's other profiles.
-    let stored = if bridges.iter().all(|b| b.new) {
-        Vec::new()
-    } else {
-        nm.profiles()
-            .await
-            .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?
-    };
+    creates.extend(nic_profiles(nm, &devices, &json_desired, &json_now).await?);
+    bridges.extend(existing_bridges_port_changes(
+        &json_desired,
+        &json_now,
+        is_device,
+    )?);
+    let stored = stored_for_port_changes(nm, &bridges).await?;
     let kept_ports = kept_ports(&stored, &mut bridges);
-    if let Err(u) = ports_known(&bridges, &creates, is_device) {
-        return Ok(Err(u));
-    }
-    if let Err(u) = new_ports(&bridges, &mut creates) {
-        return Ok(Err(u));
-    }
-    // nmstate validated the new profiles' interfaces with the rest; what they are is written
-    // above.
-    let mut json_diff = json(&diff)?;
-    if let Some(ifaces) = json_diff["interfaces"].as_array_mut() {
-        let created = |i: &Json| creates.iter().any(|(_, c)| i["name"] == c.name.as_str());
-        let bridge =
-            |i: &Json| i["type"] == "ovs-bridge" && bridges.iter().any(|b| i["name"] == b.name);
-        ifaces.retain(|i| !created(i) && !bridge(i));
-    }
+    ports_known(&bridges, &creates, is_device)?;
+    new_ports(&bridges, &mut creates)?;
+    let json_diff = without_new_interfaces(json(&diff)?, &creates, &bridges);
     let new: Vec<&str> = creates.iter().map(|(_, c)| c.name.as_str()).collect();
-    let mut changes = match profile_change::changes(&json_diff, &json_desired, &json_now, &new) {
-        Ok(c) => c,
-        Err(u) => return Ok(Err(u)),
-    };
-    if let Err(u) = implied_moves(&bridges, &mut changes, &json_now, is_device) {
-        return Ok(Err(u));
-    }
-    if let Err(u) = ports_moved(&bridges, &changes, is_device) {
-        return Ok(Err(u));
-    }
-    let mut rewrites = Vec::new();
-    let mut orphans = Vec::new();
-    for b in &bridges {
-        for name in &b.detached {
-            match detach(nm, &devices, &stored, name, &json_now, lasting).await? {
-                Ok((r, orphan)) => {
-                    rewrites.push(r);
-                    orphans.push((name.clone(), orphan));
-                }
-                Err(u) => return Ok(Err(u)),
-            }
-        }
-    }
-    for change in &changes {
-        // Routes through a new interface: written into its new profile.
-        if let Some((settings, created)) = creates.iter_mut().find(|(_, c)| c.name == change.name) {
-            created.routes4.clone_from(&change.routes4);
-            created.routes6.clone_from(&change.routes6);
-            if let Err(u) = profile_change::apply_to(settings, created) {
-                return Ok(Err(u));
-            }
-            continue;
-        }
-        match rewrite(nm, &devices, change, &json_now).await? {
-            Ok(Some(r)) => rewrites.push(r),
-            Ok(None) => {}
-            Err(u) => return Ok(Err(u)),
-        }
-    }
+    let mut changes = profile_change::changes(&json_diff, &json_desired, &json_now, &new)?;
+    implied_moves(&bridges, &mut changes, &json_now, is_device)?;
+    ports_moved(&bridges, &changes, is_device)?;
+    let (mut rewrites, orphans) =
+        detachments(nm, &devices, &stored, &bridges, &json_now, lasting).await?;
+    rewrites.extend(rewrites_of(nm, &devices, &changes, &mut creates, &json_now).await?);
     let creates = creates
         .into_iter()
         .map(|(settings, change)| Create {
@@ -249,19 +199,135 @@ pub async fn plan(
             settings,
         })
         .collect();
-    Ok(Ok(Plan {
+    Ok(Plan {
         rewrites,
         creates,
         bridges,
         orphans,
         kept_ports,
-    }))
+    })
+}
+
+/// The profiles of the interfaces of `desired` (nmstate's JSON) no device has yet: new OVS
+/// bridges, and new VLANs on interfaces that exist or OVS internal interfaces.
+fn new_interfaces(
+    desired: &Json,
+    is_device: impl Fn(&str) -> bool,
+) -> Result<(NewProfiles, Vec<BridgeChange>), Uncovered> {
+    let mut creates = Vec::new();
+    let mut bridges = Vec::new();
+    for iface in desired["interfaces"].as_array().into_iter().flatten() {
+        let name = iface["name"].as_str().unwrap_or_default();
+        if iface["state"] == "absent" || is_device(name) {
+            continue;
+        }
+        if iface["type"] == "ovs-bridge" {
+            bridges.push(profile_ovs::new_bridge(iface)?);
+            continue;
+        }
+        let parent = iface["vlan"]["base-iface"].as_str().unwrap_or_default();
+        if iface["type"] == "vlan" && !is_device(parent) {
+            return Err(Uncovered(format!(
+                "new interface {name} on new interface {parent}"
+            )));
+        }
+        creates.push(profile_new::new_profile(iface, None)?);
+    }
+    Ok((creates, bridges))
+}
+
+/// The running state and nmstate's diff of `desired` against it. nmstate's own apply reports
+/// its own errors (it reads and merges the same way), so a state nmstate cannot read or compare
+/// here is left to it.
+async fn running_and_diff(
+    desired: &NetworkState,
+) -> Result<(NetworkState, NetworkState), Uncovered> {
+    let now = read_running()
+        .await
+        .map_err(|e| Uncovered(format!("reading the running state ({e})")))?;
+    let diff = desired
+        .gen_diff(&now)
+        .map_err(|e| Uncovered(format!("comparing with the running state ({e})")))?;
+    Ok((now, diff))
+}
+
+/// The stored profiles, read once where a bridge that exists changes its ports: its ports'
+/// profiles to use again, a detached interface's other profiles. None where every bridge is new.
+async fn stored_for_port_changes(
+    nm: &Nm,
+    bridges: &[BridgeChange],
+) -> Result<Vec<crate::nm::Profile>, ChangeFailed> {
+    if bridges.iter().all(|b| b.new) {
+        return Ok(Vec::new());
+    }
+    nm.profiles().await.map_err(nm_failed)
+}
+
+/// nmstate's `diff` without the interfaces the plan writes new profiles for (`creates`, and the
+/// OVS bridges of `bridges`): nmstate validated them with the rest, and what they are is written
+/// by [`profile_new`] and [`profile_ovs`].
+fn without_new_interfaces(
+    mut diff: Json,
+    creates: &[(Settings, IfaceChange)],
+    bridges: &[BridgeChange],
+) -> Json {
+    if let Some(ifaces) = diff["interfaces"].as_array_mut() {
+        let created = |i: &Json| creates.iter().any(|(_, c)| i["name"] == c.name.as_str());
+        let bridge =
+            |i: &Json| i["type"] == "ovs-bridge" && bridges.iter().any(|b| i["name"] == b.name);
+        ifaces.retain(|i| !created(i) && !bridge(i));
+    }
+    diff
+}
+
+/// The rewrites that take the interfaces `bridges` let go out of them, and the UUIDs of the OVS
+/// ports' profiles they leave, by interface.
+async fn detachments(
+    nm: &Nm,
+    devices: &[crate::nm::Device],
+    stored: &[crate::nm::Profile],
+    bridges: &[BridgeChange],
+    running: &Json,
+    lasting: Lasting,
+) -> Result<(Vec<Rewrite>, Vec<(String, String)>), Stop> {
+    let mut rewrites = Vec::new();
+    let mut orphans = Vec::new();
+    for b in bridges {
+        for name in &b.detached {
+            let (r, orphan) = detach(nm, devices, stored, name, running, lasting).await?;
+            rewrites.push(r);
+            orphans.push((name.clone(), orphan));
+        }
+    }
+    Ok((rewrites, orphans))
+}
+
+/// The rewrites of the profiles `changes` changes. A change to a new interface (routes through
+/// it) is written into its new profile in `creates` instead.
+async fn rewrites_of(
+    nm: &Nm,
+    devices: &[crate::nm::Device],
+    changes: &[IfaceChange],
+    creates: &mut [(Settings, IfaceChange)],
+    running: &Json,
+) -> Result<Vec<Rewrite>, Stop> {
+    let mut rewrites = Vec::new();
+    for change in changes {
+        if let Some((settings, created)) = creates.iter_mut().find(|(_, c)| c.name == change.name) {
+            created.routes4.clone_from(&change.routes4);
+            created.routes6.clone_from(&change.routes6);
+            profile_change::apply_to(settings, created)?;
+            continue;
+        }
+        rewrites.extend(rewrite(nm, devices, change, running).await?);
+    }
+    Ok(rewrites)
 }
 
 /// The rewrite that takes `name` out of its OVS bridge (no controller, its IP stacks off, as
 /// nmstate writes it) and the UUID of the OVS port's profile it leaves. nmstate deletes that
 /// profile, and every other profile for the same interface, in a change that outlives a reboot
-/// (see [`change`]); another profile for the interface is then nmstate's to delete.
+/// (see [`write_and_activate`]); another profile for the interface is then nmstate's to delete.
 async fn detach(
     nm: &Nm,
     devices: &[crate::nm::Device],
@@ -269,7 +335,7 @@ async fn detach(
     name: &str,
     running: &Json,
     lasting: Lasting,
-) -> Result<Result<(Rewrite, String), Uncovered>, ChangeFailed> {
+) -> Result<(Rewrite, String), Stop> {
     let off = || {
         Some(serde_json::Map::from_iter([(
             "enabled".into(),
@@ -282,14 +348,8 @@ async fn detach(
         detached: true,
         ..IfaceChange::new(name)
     };
-    let r = match rewrite(nm, devices, &change, running).await? {
-        Ok(Some(r)) => r,
-        Ok(None) => {
-            return Ok(Err(Uncovered(format!(
-                "{name}'s profile, already detached"
-            ))));
-        }
-        Err(u) => return Ok(Err(u)),
+    let Some(r) = rewrite(nm, devices, &change, running).await? else {
+        return Err(Uncovered(format!("{name}'s profile, already detached")).into());
     };
     let master = profile::get_str(&r.old, "connection", "master").unwrap_or_default();
     let Some(port) = devices
@@ -299,10 +359,10 @@ async fn detach(
         .find(|(d, uuid)| d.interface == master || **uuid == master)
         .map(|(_, uuid)| uuid.clone())
     else {
-        return Ok(Err(Uncovered(format!("{name}'s OVS port {master:?}"))));
+        return Err(Uncovered(format!("{name}'s OVS port {master:?}")).into());
     };
     if lasting == Lasting::UntilReboot {
-        return Ok(Ok((r, port)));
+        return Ok((r, port));
     }
     let (kind, uuid) = (profile::kind(&r.old), profile::uuid(&r.old));
     if let Some(other) = stored.iter().find(|p| {
@@ -310,12 +370,13 @@ async fn detach(
             && profile::kind(&p.settings) == kind
             && profile::uuid(&p.settings) != uuid
     }) {
-        return Ok(Err(Uncovered(format!(
+        return Err(Uncovered(format!(
             "{name}'s other profile {}, which nmstate deletes",
             profile::id(&other.settings)
-        ))));
+        ))
+        .into());
     }
-    Ok(Ok((r, port)))
+    Ok((r, port))
 }
 
 /// New profiles for the NICs no profile is active on that `desired` brings up, when no stored
@@ -325,19 +386,16 @@ async fn nic_profiles(
     devices: &[crate::nm::Device],
     desired: &Json,
     running: &Json,
-) -> Result<Result<Vec<(Settings, IfaceChange)>, Uncovered>, ChangeFailed> {
+) -> Result<NewProfiles, Stop> {
     let profileless: Vec<&crate::nm::Device> = devices
         .iter()
         .filter(|d| d.active_uuid.is_none() && NIC_TYPES.contains(&d.device_type))
         .filter(|d| iface_in(desired, &d.interface).is_some_and(|i| i["state"] != "absent"))
         .collect();
     if profileless.is_empty() {
-        return Ok(Ok(Vec::new()));
+        return Ok(Vec::new());
     }
-    let profiles = nm
-        .profiles()
-        .await
-        .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?;
+    let profiles = nm.profiles().await.map_err(nm_failed)?;
     let mut out = Vec::new();
     for d in profileless {
         let name = d.interface.as_str();
@@ -345,7 +403,7 @@ async fn nic_profiles(
             .iter()
             .any(|p| profile::interface(&p.settings).as_deref() == Some(name))
         {
-            return Ok(Err(Uncovered(format!("{name}'s inactive profile"))));
+            return Err(Uncovered(format!("{name}'s inactive profile")).into());
         }
         // Without a profile the running configuration may not show it: what nmstate merges
         // with then is the kernel's (IPv4 off, IPv6 on where the kernel has it: link-local).
@@ -354,12 +412,9 @@ async fn nic_profiles(
                 "ipv4": {"enabled": false}, "ipv6": {"enabled": kernel_ipv6(name)}})
         });
         let asked = iface_in(desired, name).unwrap_or_default();
-        match profile_new::new_profile(&asked, Some(&now)) {
-            Ok(new) => out.push(new),
-            Err(u) => return Ok(Err(u)),
-        }
+        out.push(profile_new::new_profile(&asked, Some(&now))?);
     }
-    Ok(Ok(out))
+    Ok(out)
 }
 
 /// `NM_DEVICE_TYPE_ETHERNET` and `NM_DEVICE_TYPE_VETH`: devices an ethernet profile activates on.
@@ -378,29 +433,10 @@ async fn rewrite(
     devices: &[crate::nm::Device],
     change: &IfaceChange,
     running: &Json,
-) -> Result<Result<Option<Rewrite>, Uncovered>, ChangeFailed> {
+) -> Result<Option<Rewrite>, Stop> {
     let name = &change.name;
-    // br-ex is three devices to NetworkManager with a profile each (bridge, port, interface),
-    // and with OVS's userspace datapath a fourth, the tap it sees as an unmanaged tun device:
-    // the addresses and the MTU are the interface's.
-    let on: Vec<(&crate::nm::Device, &String)> = devices
-        .iter()
-        .filter(|d| {
-            d.interface == *name
-                && ![DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT].contains(&d.device_type)
-        })
-        .filter_map(|d| Some((d, d.active_uuid.as_ref()?)))
-        .collect();
-    let [(device, uuid)] = on[..] else {
-        return Ok(Err(Uncovered(format!(
-            "{name} having {} active profiles for its addresses",
-            on.len()
-        ))));
-    };
-    let stored = nm
-        .profile_by_uuid(uuid)
-        .await
-        .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?;
+    let (device, uuid) = addresses_device(devices, name)?;
+    let stored = nm.profile_by_uuid(uuid).await.map_err(nm_failed)?;
     let (path, old) = (stored.path, stored.settings);
     // A keyfile under /run (or none) is an in-memory profile: put back there, the keyfile a
     // persisted change wrote under /etc deleted.
@@ -410,26 +446,12 @@ async fn rewrite(
         Store::Disk
     };
     if let Some(secret) = SECRET_SETTINGS.iter().find(|s| old.contains_key(**s)) {
-        return Ok(Err(Uncovered(format!(
-            "{name}'s profile has {secret} secrets"
-        ))));
+        return Err(Uncovered(format!("{name}'s profile has {secret} secrets")).into());
     }
     let mut new = profile::clone_settings(&old);
-    if let Err(u) = profile_change::apply_to(&mut new, change) {
-        return Ok(Err(u));
-    }
-    // nmstate keeps the node's static DNS servers when the interface whose profile holds them
-    // loses its IP configuration (it writes them into another interface's profile, which it
-    // picks by its own rules): such a change is nmstate's, or the node would boot without them.
-    if let Some(family) = ["ipv4", "ipv6"]
-        .into_iter()
-        .find(|f| has_dns(&old, f) && !profile::configures_ip(&new, f))
-    {
-        return Ok(Err(Uncovered(format!(
-            "{name}'s {family} DNS settings, which nmstate moves with its IP configuration"
-        ))));
-    }
-    Ok(Ok((new != old).then(|| Rewrite {
+    profile_change::apply_to(&mut new, change)?;
+    dns_stays(&old, &new, name)?;
+    Ok((new != old).then(|| Rewrite {
         iface: name.clone(),
         device: device.path.clone(),
         profile: path,
@@ -438,7 +460,49 @@ async fn rewrite(
         old_store,
         moved: change.controller.is_some() || change.detached,
         expected: in_kernel::expected(change, running),
-    })))
+    }))
+}
+
+/// The one device of interface `name` that carries its addresses and MTU, and the UUID of the
+/// profile active on it. br-ex is three devices to NetworkManager with a profile each (bridge,
+/// port, interface), and with OVS's userspace datapath a fourth, the tap it sees as an
+/// unmanaged tun device: the addresses and the MTU are the interface's.
+fn addresses_device<'d>(
+    devices: &'d [crate::nm::Device],
+    name: &str,
+) -> Result<(&'d crate::nm::Device, &'d String), Uncovered> {
+    let on: Vec<(&crate::nm::Device, &String)> = devices
+        .iter()
+        .filter(|d| {
+            d.interface == *name
+                && ![DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT].contains(&d.device_type)
+        })
+        .filter_map(|d| Some((d, d.active_uuid.as_ref()?)))
+        .collect();
+    let [(device, uuid)] = on[..] else {
+        return Err(Uncovered(format!(
+            "{name} having {} active profiles for its addresses",
+            on.len()
+        )));
+    };
+    Ok((device, uuid))
+}
+
+/// Uncovered where the rewrite `new` of profile `old` (of interface `name`) drops the IP
+/// configuration of a family whose static DNS settings `old` holds. nmstate keeps the node's
+/// static DNS servers when the interface whose profile holds them loses its IP configuration
+/// (it writes them into another interface's profile, which it picks by its own rules): such a
+/// change is nmstate's, or the node would boot without them.
+fn dns_stays(old: &Settings, new: &Settings, name: &str) -> Result<(), Uncovered> {
+    match ["ipv4", "ipv6"]
+        .into_iter()
+        .find(|f| has_dns(old, f) && !profile::configures_ip(new, f))
+    {
+        Some(family) => Err(Uncovered(format!(
+            "{name}'s {family} DNS settings, which nmstate moves with its IP configuration"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Whether `s` holds static DNS settings (servers, search domains, options) for `family`.
@@ -448,9 +512,10 @@ fn has_dns(s: &Settings, family: &str) -> bool {
         .any(|k| profile::array_len(s, family, k) > 0)
 }
 
-/// Applies `plan` inside a checkpoint, verifies it (in the kernel, or `desired` with nmstate's
-/// `gen_diff`), runs `check`, and commits only if all of that passed; rolls back otherwise.
-pub async fn apply<F, E>(
+/// Writes and activates `plan` inside a checkpoint, verifies it (in the kernel, or `desired`
+/// with nmstate's `gen_diff`), runs `check`, and commits only if all of that passed; rolls back
+/// otherwise.
+pub async fn write_activate_check<F, E>(
     nm: &Nm,
     desired: &NetworkState,
     plan: Plan,
@@ -466,31 +531,16 @@ where
     let cp = nm
         .checkpoint_create(&[], timeout)
         .await
-        .map_err(|e| Failed::Change(ChangeFailed::NetworkManager(Box::new(e))))?;
+        .map_err(|e| Failed::Change(nm_failed(e)))?;
     let store = match lasting {
         Lasting::Persistent => Store::Disk,
         Lasting::UntilReboot => Store::Memory,
     };
     let mut written = Vec::new();
     let mut added = Vec::new();
-    let outcome = match change(nm, &plan, store, &mut written, &mut added).await {
+    let outcome = match write_and_activate(nm, &plan, store, &mut written, &mut added).await {
         Err(e) => Err(Failed::Change(e)),
-        Ok(renegotiating) => {
-            let in_kernel: Option<Vec<&in_kernel::Expected>> = plan
-                .rewrites
-                .iter()
-                .map(|r| r.expected.as_ref())
-                .chain(plan.creates.iter().map(|c| c.expected.as_ref()))
-                .collect();
-            let verified = match in_kernel {
-                Some(expected) => verify_in_kernel(&expected).await,
-                None => verify(desired).await,
-            };
-            match verified {
-                Err(e) => Err(Failed::Change(e)),
-                Ok(()) => check(renegotiating).await.map_err(Failed::Check),
-            }
-        }
+        Ok(renegotiating) => verify_then_check(desired, &plan, renegotiating, check).await,
     };
     if outcome.is_ok() {
         return nm
@@ -498,25 +548,64 @@ where
             .await
             .map_err(|e| Failed::Change(ChangeFailed::Commit(e.to_string())));
     }
-    // The previous profiles written back where they were and reapplied the same way: a
-    // checkpoint rollback re-activates every device it restores, which removes what
-    // NetworkManager did not configure (keepalived's VIPs among them). The checkpoint rolls
-    // back only what this could not put back (and a crash, by itself), and a change of a
-    // bridge's ports: the moved interfaces are re-activated either way, and NetworkManager's
-    // rollback deletes the new profiles, brings back the deleted OVS ports' and re-activates
-    // them in one go.
+    undo(nm, &cp, &plan, &added, &written).await;
+    outcome
+}
+
+/// Verifies the written `plan` (in the kernel where every change says what the kernel shows,
+/// else `desired` with nmstate's `gen_diff`), then runs `check`.
+async fn verify_then_check<F, E>(
+    desired: &NetworkState,
+    plan: &Plan,
+    renegotiating: Renegotiating,
+    check: F,
+) -> Result<(), Failed<E>>
+where
+    F: AsyncFnOnce(Renegotiating) -> Result<(), E>,
+{
+    let in_kernel: Option<Vec<&in_kernel::Expected>> = plan
+        .rewrites
+        .iter()
+        .map(|r| r.expected.as_ref())
+        .chain(plan.creates.iter().map(|c| c.expected.as_ref()))
+        .collect();
+    let verified = match in_kernel {
+        Some(expected) => verify_in_kernel(&expected).await,
+        None => verify_with_nmstate(desired).await,
+    };
+    match verified {
+        Err(e) => Err(Failed::Change(e)),
+        Ok(()) => check(renegotiating).await.map_err(Failed::Check),
+    }
+}
+
+/// Undoes a change that did not stay: the profiles `added` deleted and those `written` put back,
+/// or the checkpoint `cp` rolled back where that is not enough.
+///
+/// The previous profiles are written back where they were and reapplied the same way: a
+/// checkpoint rollback re-activates every device it restores, which removes what
+/// NetworkManager did not configure (keepalived's VIPs among them). The checkpoint rolls back
+/// only what this could not put back (and a crash, by itself), and a change of a bridge's
+/// ports: the moved interfaces are re-activated either way, and NetworkManager's rollback
+/// deletes the new profiles, brings back the deleted OVS ports' and re-activates them in one go.
+async fn undo(
+    nm: &Nm,
+    cp: &OwnedObjectPath,
+    plan: &Plan,
+    added: &[(String, OwnedObjectPath)],
+    written: &[&Rewrite],
+) {
     let restored = plan.bridges.is_empty()
         && !plan.rewrites.iter().any(|r| r.moved)
-        && put_back(nm, &added, &written).await;
+        && put_back(nm, added, written).await;
     let done = if restored {
-        nm.checkpoint_destroy(&cp).await
+        nm.checkpoint_destroy(cp).await
     } else {
-        nm.checkpoint_rollback(&cp).await
+        nm.checkpoint_rollback(cp).await
     };
     if let Err(e) = done {
         tracing::error!("ending the change's checkpoint: {e}");
     }
-    outcome
 }
 
 /// Deletes the profiles `added` and writes back those `written` (reapplied); whether all of
@@ -544,89 +633,125 @@ async fn put_back(nm: &Nm, added: &[(String, OwnedObjectPath)], written: &[&Rewr
 /// deleted; then activates the new bridges, the detached interfaces, the new interfaces (a new
 /// port comes up with the interface it holds) and the moved ones, as nmstate orders them. What
 /// was written and added is recorded for a rollback; the bonds it re-activated are returned.
-async fn change<'p>(
+async fn write_and_activate<'p>(
     nm: &Nm,
     plan: &'p Plan,
     store: Store,
     written: &mut Vec<&'p Rewrite>,
     added: &mut Vec<(String, OwnedObjectPath)>,
 ) -> Result<Renegotiating, ChangeFailed> {
-    let failed = |e| ChangeFailed::NetworkManager(Box::new(e));
     for r in plan.rewrites.iter().filter(|r| !r.moved) {
         written.push(r);
         write(nm, &r.profile, &r.device, &r.settings, store).await?;
     }
+    let bridges = add_bridges(nm, plan, store, added).await?;
+    let creates = add_creates(nm, plan, store, added).await?;
+    let moved: Vec<&Rewrite> = plan.rewrites.iter().filter(|r| r.moved).collect();
+    for r in &moved {
+        written.push(r);
+        nm.update(&r.profile, &r.settings, store)
+            .await
+            .map_err(nm_failed)?;
+    }
+    if store == Store::Disk {
+        settle_ovs_ports(nm, plan, store).await?;
+    }
+    // A bridge brings its ports up, and they their internal interfaces. Each activation is
+    // waited for before the next is asked for: one asked for while the bridge's is still under
+    // way can fail. A detached interface comes before the new ones: a new VLAN on it needs it.
+    for (id, path) in &bridges {
+        nm.activate(path, id, ACTIVATION_BOUND)
+            .await
+            .map_err(nm_failed)?;
+        tracing::info!("{id} added and activated with its ports");
+    }
+    activate_in_order(nm, plan, moved, &creates).await
+}
+
+/// Adds the profiles of `plan`'s bridges (in `store`), recorded in `added`; the new bridges'
+/// own profiles to activate, by id.
+async fn add_bridges(
+    nm: &Nm,
+    plan: &Plan,
+    store: Store,
+    added: &mut Vec<(String, OwnedObjectPath)>,
+) -> Result<Vec<(String, OwnedObjectPath)>, ChangeFailed> {
     let mut bridges = Vec::new();
     for b in &plan.bridges {
         for (i, settings) in b.profiles.iter().enumerate() {
-            let path = nm.add_stored(settings, store).await.map_err(failed)?;
+            let path = nm.add_stored(settings, store).await.map_err(nm_failed)?;
             added.push((b.name.clone(), path.clone()));
             if b.new && i == 0 {
                 bridges.push((profile::id(settings), path));
             }
         }
     }
+    Ok(bridges)
+}
+
+/// Adds the profiles of `plan`'s new interfaces (in `store`), recorded in `added`; those
+/// activated by themselves, with their paths.
+async fn add_creates<'p>(
+    nm: &Nm,
+    plan: &'p Plan,
+    store: Store,
+    added: &mut Vec<(String, OwnedObjectPath)>,
+) -> Result<Vec<(&'p Create, OwnedObjectPath)>, ChangeFailed> {
     let mut creates = Vec::new();
     for c in &plan.creates {
-        let path = nm.add_stored(&c.settings, store).await.map_err(failed)?;
+        let path = nm.add_stored(&c.settings, store).await.map_err(nm_failed)?;
         added.push((c.iface.clone(), path.clone()));
         tracing::info!("{}: {} added", c.iface, profile::id(&c.settings));
         if c.activated_alone() {
             creates.push((c, path));
         }
     }
-    let moved: Vec<&Rewrite> = plan.rewrites.iter().filter(|r| r.moved).collect();
-    for r in &moved {
-        written.push(r);
-        nm.update(&r.profile, &r.settings, store)
-            .await
-            .map_err(failed)?;
+    Ok(creates)
+}
+
+/// Deletes the profiles of the OVS ports `plan`'s detached interfaces leave empty and writes
+/// back those its new ports use again, for a change that outlives a reboot. nmstate's choice,
+/// kept deliberately: an OVS port left empty keeps its profile in a change until the next boot
+/// (NetworkManager takes the port out of OVS and the next boot has it as it was), and loses it
+/// in one that outlives a reboot; a port that has a profile keeps it.
+async fn settle_ovs_ports(nm: &Nm, plan: &Plan, store: Store) -> Result<(), ChangeFailed> {
+    for (iface, uuid) in &plan.orphans {
+        nm.delete_uuid(uuid).await.map_err(nm_failed)?;
+        tracing::info!("{iface}: the profile of the OVS port it left deleted");
     }
-    // nmstate's choice, kept deliberately: an OVS port left empty keeps its profile in a change
-    // until the next boot (NetworkManager takes the port out of OVS and the next boot has it as
-    // it was), and loses it in one that outlives a reboot; a port that has a profile keeps it.
-    if store == Store::Disk {
-        for (iface, uuid) in &plan.orphans {
-            nm.delete_uuid(uuid).await.map_err(failed)?;
-            tracing::info!("{iface}: the profile of the OVS port it left deleted");
-        }
-        for (iface, path, settings) in &plan.kept_ports {
-            nm.update(path, settings, store).await.map_err(failed)?;
-            tracing::info!("{iface}: its OVS port's profile kept");
-        }
+    for (iface, path, settings) in &plan.kept_ports {
+        nm.update(path, settings, store).await.map_err(nm_failed)?;
+        tracing::info!("{iface}: its OVS port's profile kept");
     }
-    // A bridge brings its ports up, and they their internal interfaces. Each activation is
-    // waited for before the next is asked for (asking for the moved interface's while the
-    // bridge's was still under way, to start a bond's LACP a second sooner, failed a harness run
-    // under load). A detached interface comes before the new ones: a new VLAN on it needs it.
-    for (id, path) in &bridges {
-        nm.activate(path, id, ACTIVATION_BOUND)
-            .await
-            .map_err(failed)?;
-        tracing::info!("{id} added and activated with its ports");
-    }
+    Ok(())
+}
+
+/// Activates, one after the other, the `moved` interfaces that leave their bridge, the new
+/// interfaces `creates`, then the interfaces that move under a bridge; the bonds re-activated.
+async fn activate_in_order(
+    nm: &Nm,
+    plan: &Plan,
+    moved: Vec<&Rewrite>,
+    creates: &[(&Create, OwnedObjectPath)],
+) -> Result<Renegotiating, ChangeFailed> {
     let (detached, moved): (Vec<&Rewrite>, Vec<&Rewrite>) = moved
         .into_iter()
         .partition(|r| plan.orphans.iter().any(|(iface, _)| *iface == r.iface));
-    let steps = detached
+    let detached_from = "detached from its OVS bridge";
+    let moved_under = "moved under its new OVS port";
+    let steps = (detached
         .iter()
-        .map(|r| {
-            (
-                r.iface.as_str(),
-                &r.profile,
-                &r.settings,
-                "detached from its OVS bridge",
-            )
-        })
-        .chain(
-            creates
-                .iter()
-                .map(|(c, path)| (c.iface.as_str(), path, &c.settings, "activated")),
-        )
-        .chain(moved.iter().map(|r| {
-            let what = "moved under its new OVS port";
-            (r.iface.as_str(), &r.profile, &r.settings, what)
-        }));
+        .map(|r| (r.iface.as_str(), &r.profile, &r.settings, detached_from)))
+    .chain(
+        creates
+            .iter()
+            .map(|(c, path)| (c.iface.as_str(), path, &c.settings, "activated")),
+    )
+    .chain(
+        moved
+            .iter()
+            .map(|r| (r.iface.as_str(), &r.profile, &r.settings, moved_under)),
+    );
     // A bond re-activated (moved under a port or out of one) negotiates LACP again: the probes
     // allow for it rather than this waiting for it.
     let mut renegotiating = Renegotiating::default();
@@ -634,7 +759,7 @@ async fn change<'p>(
         let id = profile::id(settings);
         nm.activate(path, &id, ACTIVATION_BOUND)
             .await
-            .map_err(failed)?;
+            .map_err(nm_failed)?;
         tracing::info!("{iface}: {id} {what}");
         if profile::kind(settings) == "bond" {
             renegotiating.0.push(iface.to_owned());
@@ -656,12 +781,12 @@ async fn write(
     let iface = profile::get_str(settings, "connection", "interface-name").unwrap_or_default();
     nm.update(profile, settings, store)
         .await
-        .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?;
+        .map_err(nm_failed)?;
     if let Err(e) = nm.reapply(device).await {
         tracing::info!("{iface}: {e}; activating {id} instead");
         nm.activate(profile, &id, ACTIVATION_BOUND)
             .await
-            .map_err(|e| ChangeFailed::NetworkManager(Box::new(e)))?;
+            .map_err(nm_failed)?;
     } else {
         tracing::info!("{iface}: {id} rewritten and reapplied");
     }
@@ -685,7 +810,7 @@ async fn verify_in_kernel(expected: &[&in_kernel::Expected]) -> Result<(), Chang
         }
         let left: Vec<String> = expected
             .iter()
-            .filter_map(|e| in_kernel::still_different(e, &snap, &routes))
+            .filter_map(|e| in_kernel::not_in_kernel_yet(e, &snap, &routes))
             .collect();
         if left.is_empty() {
             tracing::info!("verified in {:.2}s", start.elapsed().as_secs_f64());
@@ -704,14 +829,14 @@ async fn verify_in_kernel(expected: &[&in_kernel::Expected]) -> Result<(), Chang
 
 /// Waits until nmstate sees `desired` in place (an empty `gen_diff` against the running state,
 /// its own verification), reading it again every [`VERIFY_EVERY`] within [`VERIFY_BOUND`].
-async fn verify(desired: &NetworkState) -> Result<(), ChangeFailed> {
+async fn verify_with_nmstate(desired: &NetworkState) -> Result<(), ChangeFailed> {
     let start = Instant::now();
     let json_desired = json(desired)?;
     loop {
-        let now = running().await?;
+        let now = read_running().await?;
         let diff = desired.gen_diff(&now).map_err(ChangeFailed::Nmstate)?;
         let Some(still) =
-            profile_change::still_different(&json(&diff)?, &json_desired, &json(&now)?)
+            profile_change::diff_not_in_place(&json(&diff)?, &json_desired, &json(&now)?)
         else {
             tracing::info!("verified in {:.2}s", start.elapsed().as_secs_f64());
             return Ok(());

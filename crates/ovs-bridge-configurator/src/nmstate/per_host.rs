@@ -207,13 +207,8 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
     if let Err(e) = apply_file(s, &nm, checkpoint, &pending, state, checks, clean_up).await {
         tracing::error!("{e}");
         restore_bridges(&nm, &before, s).await;
-        let why = match &e {
-            DeclarativeError::Apply { source, .. } => Some(source.to_string()),
-            DeclarativeError::Unusable { source, .. } => Some(source.to_string()),
-            _ => None,
-        };
         if at == Moment::Running
-            && let Some(why) = why
+            && let Some(why) = why_rolled_back(&e)
         {
             rolled_back::remember(s, &pending.path, &pending.content, &why);
         }
@@ -223,6 +218,16 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
         rolled_back::forget(s);
     }
     Ok(Some(Outcome::DeclarativeApplied))
+}
+
+/// Why the file's change was rolled back: nmstate could not apply it, or its result is not a
+/// usable br-ex. `None` for a failure that says nothing about the file's content.
+fn why_rolled_back(e: &DeclarativeError) -> Option<String> {
+    match e {
+        DeclarativeError::Apply { source, .. } => Some(source.to_string()),
+        DeclarativeError::Unusable { source, .. } => Some(source.to_string()),
+        _ => None,
+    }
 }
 
 /// `apply-nmstate --live`, run by nmstate-configuration-live.service when MCO's daemon restarts

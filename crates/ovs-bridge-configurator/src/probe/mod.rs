@@ -9,9 +9,9 @@
 //!   way), and on a running node (a live change) its readiness ([`api`]).
 //!
 //! kubernetes-nmstate polls each selected probe every second for up to 120 s, so a bad change
-//! is rolled back only after minutes; here all of them share one bound (the caller's: 30 s at
-//! boot, where a new 802.3ad bond needs up to 6.4 s to forward; 8 s for a live change), and a
-//! probe that did not pass before the change is never waited for.
+//! is rolled back only after minutes; here all of them share one bound (the caller's:
+//! `forwarding-timeout-secs` at boot, `live-probe-timeout-secs` for a live change, see
+//! [`Settings`]), and a probe that did not pass before the change is never waited for.
 
 pub mod api;
 pub mod dns;
@@ -179,64 +179,88 @@ pub async fn await_after(
     limit: Duration,
 ) -> Result<(), Failed> {
     gateway::await_forwarding(reader, &before.gateways, start, limit).await?;
-    let deadline = start + limit;
+    let window = Window {
+        start,
+        deadline: start + limit,
+        limit,
+    };
     let t = &before.targets;
     for &server in &before.nameservers {
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if dns::answered_within(server, &t.dns_name, left, dns::Refusal::Retried).await {
-                tracing::info!(
-                    "nameserver {} answers, {:.2} s after the change",
-                    server.ip(),
-                    start.elapsed().as_secs_f64()
-                );
-                break;
-            }
-            if Instant::now() >= deadline {
-                return Err(Failed::Dns {
-                    server: server.ip(),
-                    name: t.dns_name.clone(),
-                    limit,
-                });
-            }
-        }
+        await_nameserver(server, t, &window).await?;
     }
     if let Some((server, was_ready)) = &before.api {
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let failure = match api::look(&t.kubeconfigs, &t.node, left.max(POLL)).await {
-                Some(api::Seen::Answered { ready, .. }) if ready || !was_ready => {
-                    tracing::info!(
-                        "the API server answers{}, {:.2} s after the change",
-                        if *was_ready {
-                            " and the node is Ready"
-                        } else {
-                            ""
-                        },
-                        start.elapsed().as_secs_f64()
-                    );
-                    break;
-                }
-                Some(api::Seen::Answered { .. }) => Failed::NotReady {
-                    node: t.node.clone(),
-                    limit,
-                },
-                Some(api::Seen::Silent { why, .. }) => Failed::Api {
-                    server: server.clone(),
-                    why,
-                    limit,
-                },
-                None => Failed::Api {
-                    server: server.clone(),
-                    why: "its kubeconfig is gone".to_owned(),
-                    limit,
-                },
-            };
-            if Instant::now() >= deadline {
-                return Err(failure);
-            }
-            tokio::time::sleep(POLL.min(deadline.saturating_duration_since(Instant::now()))).await;
-        }
+        await_api(server, *was_ready, t, &window).await?;
     }
     Ok(())
+}
+
+/// The time the probes after a change share: from `start` (the end of the change) to
+/// `deadline`, `limit` later (named in a failure).
+struct Window {
+    start: Instant,
+    deadline: Instant,
+    limit: Duration,
+}
+
+/// Waits until `server` answers a lookup of the DNS probe's name again, up to the window's
+/// deadline.
+async fn await_nameserver(server: SocketAddr, t: &Targets, w: &Window) -> Result<(), Failed> {
+    loop {
+        let left = w.deadline.saturating_duration_since(Instant::now());
+        if dns::answered_within(server, &t.dns_name, left, dns::Refusal::Retried).await {
+            tracing::info!(
+                "nameserver {} answers, {:.2} s after the change",
+                server.ip(),
+                w.start.elapsed().as_secs_f64()
+            );
+            return Ok(());
+        }
+        if Instant::now() >= w.deadline {
+            return Err(Failed::Dns {
+                server: server.ip(),
+                name: t.dns_name.clone(),
+                limit: w.limit,
+            });
+        }
+    }
+}
+
+/// Waits, looking every [`POLL`], until the API server `server` answers again, and the node is
+/// Ready again when it `was_ready`, up to the window's deadline.
+async fn await_api(server: &str, was_ready: bool, t: &Targets, w: &Window) -> Result<(), Failed> {
+    loop {
+        let left = w.deadline.saturating_duration_since(Instant::now());
+        let failure = match api::look(&t.kubeconfigs, &t.node, left.max(POLL)).await {
+            Some(api::Seen::Answered { ready, .. }) if ready || !was_ready => {
+                tracing::info!(
+                    "the API server answers{}, {:.2} s after the change",
+                    if was_ready {
+                        " and the node is Ready"
+                    } else {
+                        ""
+                    },
+                    w.start.elapsed().as_secs_f64()
+                );
+                return Ok(());
+            }
+            Some(api::Seen::Answered { .. }) => Failed::NotReady {
+                node: t.node.clone(),
+                limit: w.limit,
+            },
+            Some(api::Seen::Silent { why, .. }) => Failed::Api {
+                server: server.to_owned(),
+                why,
+                limit: w.limit,
+            },
+            None => Failed::Api {
+                server: server.to_owned(),
+                why: "its kubeconfig is gone".to_owned(),
+                limit: w.limit,
+            },
+        };
+        if Instant::now() >= w.deadline {
+            return Err(failure);
+        }
+        tokio::time::sleep(POLL.min(w.deadline.saturating_duration_since(Instant::now()))).await;
+    }
 }

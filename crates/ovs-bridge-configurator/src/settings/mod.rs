@@ -112,21 +112,9 @@ pub fn resolve(
     default_config: &std::path::Path,
 ) -> Result<Settings, UsageError> {
     let (cfg, cfg_path): (ConfigFile, _) = load_config(args.config.as_deref(), default_config)?;
-    // `NM_CONN_SET_PATH` is how MCO templates persistence for configure-ovs; keep honouring it.
-    let env_persist = match std::env::var("NM_CONN_SET_PATH").ok().as_deref() {
-        None | Some("") | Some("/run/NetworkManager/system-connections") => None,
-        Some("/etc/NetworkManager/system-connections") => Some(true),
-        Some(other) => {
-            return Err(UsageError(format!(
-                "invalid NM_CONN_SET_PATH {other:?}: only /run/NetworkManager/system-connections or /etc/NetworkManager/system-connections"
-            )));
-        }
-    };
-    let var_lib: PathBuf = args
-        .var_lib_dir
-        .clone()
-        .or(cfg.var_lib_dir)
-        .unwrap_or_else(|| "/var/lib".into());
+    let from = cfg_path.as_deref().unwrap_or(default_config);
+    let env_persist = persist_from_env()?;
+    let var_lib = dir(&args.var_lib_dir, cfg.var_lib_dir, "/var/lib");
     let retry = args
         .retry_interval_secs
         .or(cfg.retry_interval_secs)
@@ -135,59 +123,84 @@ pub fn resolve(
         persist: args.persist || env_persist.or(cfg.persist).unwrap_or(false),
         retry: (retry > 0).then(|| Duration::from_secs(retry)),
         checkpoint_timeout: Duration::from_secs(cfg.checkpoint_timeout_secs.unwrap_or(60)),
-        // Kept alive while the live apply runs: this is how long a killed one leaves the node
-        // with the change, before NetworkManager's own rollback (a few seconds).
-        live_checkpoint_timeout: match cfg.live_checkpoint_timeout_secs.unwrap_or(8) {
-            // 0 would be NetworkManager's "never roll back"; one call every second or less
-            // would be asked of NetworkManager to keep it alive.
-            secs @ 0..3 => {
-                let from = cfg_path.as_deref().unwrap_or(default_config).display();
-                return Err(UsageError(format!(
-                    "invalid live-checkpoint-timeout-secs in {from}: {secs} (at least 3)"
-                )));
-            }
-            secs => Duration::from_secs(secs),
-        },
+        live_checkpoint_timeout: live_checkpoint_timeout(cfg.live_checkpoint_timeout_secs, from)?,
         activation_timeout: Duration::from_secs(cfg.activation_timeout_secs.unwrap_or(90)),
         activation_attempts: cfg.activation_attempts.unwrap_or(10).max(1),
         // D-Bus's own default reply timeout.
         dbus_timeout: Duration::from_secs(cfg.dbus_timeout_secs.unwrap_or(25)),
-        // An 802.3ad bond forwards 3.5-6.4 s after it is up (measured on a real kernel); 30 s
-        // leaves room for a slower partner and rolls a dead uplink back within half a minute.
+        // At boot the uplink's bond is activated anew: an 802.3ad bond forwards no sooner than
+        // the kernel's fixed 8 s aggregator-selection timer after its first port is enslaved
+        // (`crate::bond::negotiated`), later with a partner slow to answer. 30 s leaves room
+        // for such a partner and still rolls a dead uplink back within half a minute.
         forwarding_timeout: Duration::from_secs(cfg.forwarding_timeout_secs.unwrap_or(30)),
-        // 1.25 times the slowest 802.3ad renegotiation measured (6.4 s): a live change that
-        // cuts the node off is rolled back within about 10 s, not kubernetes-nmstate's minutes.
+        // How long the probes wait after a live change that re-activates no bond, so nothing
+        // has to negotiate again: short, so that a change that cuts the node off is rolled back
+        // within seconds, not kubernetes-nmstate's minutes. After a change that re-activates a
+        // bond, the probes' limit counts from when the bond forwards again instead
+        // (`crate::engine::change::Renegotiating::probe_limit`).
         live_probe_timeout: Duration::from_secs(cfg.live_probe_timeout_secs.unwrap_or(8)),
-        dns_probe_name: match cfg.dns_probe_name.as_deref() {
-            None => ProbeName::default(),
-            Some(name) => ProbeName::new(name).map_err(|e| {
-                let from = cfg_path.as_deref().unwrap_or(default_config).display();
-                UsageError(format!("invalid dns-probe-name in {from}: {e}"))
-            })?,
-        },
+        dns_probe_name: dns_probe_name(cfg.dns_probe_name.as_deref(), from)?,
         kubeconfig: cfg
             .kubeconfig
             .unwrap_or_else(|| var_lib.join("kubelet/kubeconfig")),
-        node_name: match cfg.node_name {
-            Some(n) => n,
-            None => std::fs::read_to_string("/proc/sys/kernel/hostname")
-                .map(|h| h.trim().to_owned())
-                .unwrap_or_default(),
-        },
-        run_dir: args
-            .run_dir
-            .clone()
-            .or(cfg.run_dir)
-            .unwrap_or_else(|| "/run".into()),
-        etc_dir: args
-            .etc_dir
-            .clone()
-            .or(cfg.etc_dir)
-            .unwrap_or_else(|| "/etc".into()),
+        node_name: cfg.node_name.unwrap_or_else(host_name),
+        run_dir: dir(&args.run_dir, cfg.run_dir, "/run"),
+        etc_dir: dir(&args.etc_dir, cfg.etc_dir, "/etc"),
         var_lib_dir: var_lib,
         // $TMPDIR, else /tmp, as configure-ovs.
         troubleshooting_dir: cfg.troubleshooting_dir.unwrap_or_else(std::env::temp_dir),
     })
+}
+
+/// Whether `NM_CONN_SET_PATH` asks for persistent profiles (`None`: it does not say). It is how
+/// MCO templates persistence for configure-ovs; keep honouring it.
+fn persist_from_env() -> Result<Option<bool>, UsageError> {
+    match std::env::var("NM_CONN_SET_PATH").ok().as_deref() {
+        None | Some("") | Some("/run/NetworkManager/system-connections") => Ok(None),
+        Some("/etc/NetworkManager/system-connections") => Ok(Some(true)),
+        Some(other) => Err(UsageError(format!(
+            "invalid NM_CONN_SET_PATH {other:?}: only /run/NetworkManager/system-connections or /etc/NetworkManager/system-connections"
+        ))),
+    }
+}
+
+/// A root directory: the flag, else the configuration file's, else `default`.
+fn dir(flag: &Option<PathBuf>, cfg: Option<PathBuf>, default: &str) -> PathBuf {
+    flag.clone().or(cfg).unwrap_or_else(|| default.into())
+}
+
+/// The live checkpoint's timeout (`secs` from the configuration file `from`, else 8 s). It is
+/// kept alive while the live apply runs: this is how long a killed one leaves the node with the
+/// change, before NetworkManager's own rollback (a few seconds).
+fn live_checkpoint_timeout(
+    secs: Option<u64>,
+    from: &std::path::Path,
+) -> Result<Duration, UsageError> {
+    match secs.unwrap_or(8) {
+        // 0 would be NetworkManager's "never roll back"; one call every second or less
+        // would be asked of NetworkManager to keep it alive.
+        secs @ 0..3 => Err(UsageError(format!(
+            "invalid live-checkpoint-timeout-secs in {}: {secs} (at least 3)",
+            from.display()
+        ))),
+        secs => Ok(Duration::from_secs(secs)),
+    }
+}
+
+/// The DNS probe's name (`name` from the configuration file `from`, else the default).
+fn dns_probe_name(name: Option<&str>, from: &std::path::Path) -> Result<ProbeName, UsageError> {
+    match name {
+        None => Ok(ProbeName::default()),
+        Some(name) => ProbeName::new(name)
+            .map_err(|e| UsageError(format!("invalid dns-probe-name in {}: {e}", from.display()))),
+    }
+}
+
+/// The kernel's host name (kubelet's default Node name); empty when it cannot be read.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

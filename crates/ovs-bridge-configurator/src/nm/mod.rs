@@ -3,6 +3,7 @@
 
 pub mod keep_alive;
 pub mod profile;
+pub mod setting;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

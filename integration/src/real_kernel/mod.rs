@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use crate::{network_manager, nm_ovs_build};
 
 pub mod uplink;
+mod xstate;
 
 /// The UML kernel binary `user-mode-linux` installs.
 pub const KERNEL: &str = "/usr/bin/linux";
@@ -162,7 +163,12 @@ impl RealKernelNode {
             .open(dir.join("console.log"))
             .map_err(|e| e.to_string())?;
         let p = |sub: &str| dir.join(sub).display().to_string();
-        let child = Command::new(KERNEL)
+        let mut kernel = Command::new(KERNEL);
+        if xstate::host_area_differs() {
+            xstate::without_xstate_regset(&mut kernel);
+            kernel.arg(xstate::GUEST_GLIBC_TUNABLES);
+        }
+        let child = kernel
             .args([
                 format!("mem={}", self.memory),
                 "rootfstype=hostfs".to_owned(),

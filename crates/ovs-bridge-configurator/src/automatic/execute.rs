@@ -16,6 +16,7 @@ use crate::br_ex::BR_EX1;
 
 use crate::nm::keep_alive::{Kept, keep_alive};
 use crate::nm::profile::{self as p, ProfileView, Settings as NmSettings};
+use crate::nm::setting::{Connection, Setting};
 use crate::nm::{ActiveState, Nm, NmError, Store};
 use crate::ovsdb;
 use crate::probe;
@@ -354,7 +355,7 @@ impl PortsUp {
 
 fn is_port(settings: &NmSettings) -> bool {
     matches!(
-        p::get_str(settings, "connection", "slave-type").as_deref(),
+        Connection::of(settings).slave_type.as_deref(),
         Some("bond" | "team")
     )
 }
@@ -368,7 +369,11 @@ async fn autoconnect(
     added: &mut Added,
 ) -> Result<(), NmError> {
     let mut on = p::clone_settings(settings);
-    p::set(&mut on, "connection", "autoconnect", true);
+    Connection {
+        autoconnect: Some(true),
+        ..Connection::default()
+    }
+    .write(&mut on);
     nm.update(path, &on, Store::Memory).await?;
     if let Some(a) = added.get_mut(id) {
         a.1 = on;

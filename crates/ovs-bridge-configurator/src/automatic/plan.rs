@@ -11,6 +11,10 @@ use serde::Serialize;
 
 use crate::br_ex::{BR_EX, BR_EX1, BridgeNames, SLAVE_CLONE_SUFFIX};
 use crate::nm::profile::{self as p, ProfileView, Settings};
+use crate::nm::setting::{
+    Bond, Connection, ConnectionKey, Ethernet, Family as IpFamily, Ip, IpKey, OvsInterface,
+    Setting, Team, Tun, Vlan,
+};
 
 /// `NM_VLAN_FLAG_REORDER_HEADERS`: the VLAN device strips the tag before handing a frame on.
 const VLAN_REORDER_HEADERS: u32 = 1;
@@ -336,13 +340,17 @@ fn team_keeps_own_mac(config: &str) -> bool {
             .any(|p| runner["hwaddr_policy"] == *p)
 }
 
-fn connection(s: &mut Settings, id: &str, uuid: &str, kind: &str, iface: &str) {
-    p::set(s, "connection", "id", id);
-    p::set(s, "connection", "uuid", uuid);
-    p::set(s, "connection", "type", kind);
-    p::set(s, "connection", "interface-name", iface);
-    // Created inactive; switched to autoconnect once active (activation list only).
-    p::set(s, "connection", "autoconnect", false);
+/// The `connection` setting every new profile starts from.
+fn connection(id: &str, uuid: &str, kind: &str, iface: &str) -> Connection {
+    Connection {
+        id: Some(id.into()),
+        uuid: Some(uuid.into()),
+        kind: Some(kind.into()),
+        interface_name: Some(iface.into()),
+        // Created inactive; switched to autoconnect once active (activation list only).
+        autoconnect: Some(false),
+        ..Connection::default()
+    }
 }
 
 /// One step of the activation (reference §1.11).
@@ -416,7 +424,11 @@ fn bridge_plan(
     });
     new.unless_present(names.uplink_port_profile(), |id, uuid| {
         let mut s = ovs_port_profile(&u, id, uuid, iface);
-        p::set(&mut s, "connection", "autoconnect-slaves", 1i32);
+        Connection {
+            autoconnect_slaves: Some(1),
+            ..Connection::default()
+        }
+        .write(&mut s);
         s
     });
     new.unless_present(names.interface_port_profile(), |id, uuid| {
@@ -494,7 +506,9 @@ fn port_clones(new: &mut NewProfiles, old_uuid: &str, iface: &str) {
 
 /// A warning when the uplink's MTU is too small for IPv6 and IPv6 is not switched off.
 fn low_mtu_warning(u: &Uplink) -> Option<String> {
-    let v6 = p::get_str(u.old, "ipv6", "method").unwrap_or_else(|| "auto".into());
+    let v6 = Ip::of(u.old, IpFamily::V6)
+        .method
+        .unwrap_or_else(|| "auto".into());
     (u.mtu < 1280 && v6 != "disabled" && v6 != "ignore").then(|| {
         format!(
             "MTU {} of {} is below IPv6's minimum of 1280",
@@ -506,21 +520,35 @@ fn low_mtu_warning(u: &Uplink) -> Option<String> {
 /// `br-ex`: the ovs-bridge, bringing its ports up with it.
 fn bridge_profile(u: &Uplink, id: &str, uuid: &str) -> Settings {
     let mut s = Settings::new();
-    connection(&mut s, id, uuid, "ovs-bridge", u.names.bridge);
-    p::set(&mut s, "connection", "autoconnect-slaves", 1i32);
-    p::set(&mut s, "802-3-ethernet", "mtu", u.mtu);
+    Connection {
+        autoconnect_slaves: Some(1),
+        ..connection(id, uuid, "ovs-bridge", u.names.bridge)
+    }
+    .write(&mut s);
+    Ethernet {
+        mtu: Some(u.mtu),
+        ..Ethernet::default()
+    }
+    .write(&mut s);
     s.insert("ovs-bridge".into(), Default::default());
-    p::set(&mut s, "ipv4", "method", "auto");
-    p::set(&mut s, "ipv6", "method", "auto");
+    let auto = Ip {
+        method: Some("auto".into()),
+        ..Ip::default()
+    };
+    auto.write(&mut s, IpFamily::V4);
+    auto.write(&mut s, IpFamily::V6);
     s
 }
 
 /// `ovs-port-phys0` (the uplink's port) or `ovs-port-br-ex` (the internal interface's).
 fn ovs_port_profile(u: &Uplink, id: &str, uuid: &str, iface: &str) -> Settings {
     let mut s = Settings::new();
-    connection(&mut s, id, uuid, "ovs-port", iface);
-    p::set(&mut s, "connection", "master", u.names.bridge);
-    p::set(&mut s, "connection", "slave-type", "ovs-bridge");
+    Connection {
+        master: Some(u.names.bridge.into()),
+        slave_type: Some("ovs-bridge".into()),
+        ..connection(id, uuid, "ovs-port", iface)
+    }
+    .write(&mut s);
     s.insert("ovs-port".into(), Default::default());
     s
 }
@@ -549,10 +577,8 @@ fn uplink_kind(
 
 /// A VLAN uplink's settings: its id, its parent (as a device name) and its flags and protocol.
 fn vlan_uplink(old: &Settings, devices: &[Device]) -> Result<Settings, PlanError> {
-    let mut phys = Settings::new();
-    let id = p::get_u32(old, "vlan", "id");
-    let parent = p::get_str(old, "vlan", "parent");
-    let (Some(id), Some(parent)) = (id, parent) else {
+    let vlan = Vlan::of(old);
+    let (Some(id), Some(parent)) = (vlan.id, vlan.parent) else {
         return Err(PlanError::BadVlan(p::id(old)));
     };
     // A parent given as a profile UUID becomes that profile's device.
@@ -560,29 +586,32 @@ fn vlan_uplink(old: &Settings, devices: &[Device]) -> Result<Settings, PlanError
         .iter()
         .find(|d| d.active_uuid.as_deref() == Some(parent.as_str()))
         .map_or(parent, |d| d.interface.clone());
-    p::set(&mut phys, "vlan", "id", id);
-    p::set(&mut phys, "vlan", "parent", parent.as_str());
     // Always REORDER_HEADERS: over D-Bus an unset vlan.flags is 0, and without it the
     // VLAN device hands OVS's kernel datapath frames with the tag still inline, which it
     // parses 4 bytes off, so nothing is forwarded (seen on a real kernel). configure-ovs
     // gets the flag from nmcli's default and drops the original's other flags; we keep
     // those (GVRP, loose binding, MVRP) and its 802.1ad protocol.
-    let flags = p::get_u32(old, "vlan", "flags").unwrap_or(0) | VLAN_REORDER_HEADERS;
-    p::set(&mut phys, "vlan", "flags", flags);
-    if let Some(protocol) = p::get_str(old, "vlan", "protocol") {
-        p::set(&mut phys, "vlan", "protocol", protocol.as_str());
+    let mut phys = Settings::new();
+    Vlan {
+        id: Some(id),
+        parent: Some(parent),
+        flags: Some(vlan.flags.unwrap_or(0) | VLAN_REORDER_HEADERS),
+        protocol: vlan.protocol,
     }
+    .write(&mut phys);
     Ok(phys)
 }
 
 /// A bond uplink's options, and whether br-ex's port must clone the MAC.
 fn bond_uplink(old: &Settings) -> (Settings, bool) {
     let mut phys = Settings::new();
-    let opts = p::get_str_map(old, "bond", "options");
-    let clone_mac = !bond_keeps_own_mac(&opts);
-    if !opts.is_empty() {
-        let m: std::collections::HashMap<String, String> = opts.into_iter().collect();
-        p::set(&mut phys, "bond", "options", m);
+    let options = Bond::of(old).options.unwrap_or_default();
+    let clone_mac = !bond_keeps_own_mac(&options);
+    if !options.is_empty() {
+        Bond {
+            options: Some(options),
+        }
+        .write(&mut phys);
     }
     (phys, clone_mac)
 }
@@ -590,11 +619,14 @@ fn bond_uplink(old: &Settings) -> (Settings, bool) {
 /// A team uplink's config (whitespace removed), and whether br-ex's port must clone the MAC.
 fn team_uplink(old: &Settings) -> (Settings, bool) {
     let mut phys = Settings::new();
-    let config = p::get_str(old, "team", "config").unwrap_or_default();
+    let config = Team::of(old).config.unwrap_or_default();
     let clone_mac = !team_keeps_own_mac(&config);
     let compact: String = config.chars().filter(|c| !c.is_whitespace()).collect();
     if !compact.is_empty() {
-        p::set(&mut phys, "team", "config", compact.as_str());
+        Team {
+            config: Some(compact),
+        }
+        .write(&mut phys);
     }
     (phys, clone_mac)
 }
@@ -602,8 +634,8 @@ fn team_uplink(old: &Settings) -> (Settings, bool) {
 /// A tun uplink's mode.
 fn tun_uplink(old: &Settings) -> Settings {
     let mut phys = Settings::new();
-    if let Some(mode) = p::get_u32(old, "tun", "mode") {
-        p::set(&mut phys, "tun", "mode", mode);
+    if let Some(mode) = Tun::of(old).mode {
+        Tun { mode: Some(mode) }.write(&mut phys);
     }
     phys
 }
@@ -616,21 +648,22 @@ fn uplink_profile(
     (phys, kind, clone_mac): (&Settings, &str, bool),
 ) -> Settings {
     let mut s = p::clone_settings(phys);
-    connection(&mut s, id, uuid, kind, u.iface);
-    // The port's interface name, as nmstate names it (see `interface_profile`).
-    p::set(&mut s, "connection", "master", u.iface);
-    p::set(&mut s, "connection", "slave-type", "ovs-port");
-    p::set(&mut s, "connection", "autoconnect-priority", 100i32);
-    p::set(&mut s, "connection", "autoconnect-slaves", 1i32);
-    p::set(&mut s, "802-3-ethernet", "mtu", u.mtu);
-    if clone_mac {
-        p::set(
-            &mut s,
-            "802-3-ethernet",
-            "assigned-mac-address",
-            u.mac.as_str(),
-        );
+    Connection {
+        // The port's interface name, as nmstate names it (see `interface_profile`).
+        master: Some(u.iface.into()),
+        slave_type: Some("ovs-port".into()),
+        autoconnect_priority: Some(100),
+        autoconnect_slaves: Some(1),
+        ..connection(id, uuid, kind, u.iface)
     }
+    .write(&mut s);
+    Ethernet {
+        mtu: Some(u.mtu),
+        assigned_mac_address: clone_mac.then(|| u.mac.clone()),
+    }
+    .write(&mut s);
+    // String-keyed: `nm::setting` has `lldp` as NetworkManager sends it (`i`), and this copies
+    // only a string value.
     if let Some(v) = p::get_str(u.old, "connection", "lldp") {
         p::set(&mut s, "connection", "lldp", v.as_str());
     }
@@ -641,11 +674,15 @@ fn uplink_profile(
 /// or team `master`, named by its interface as nmstate names it; see `interface_profile`).
 fn port_clone(port: &Settings, id: &str, uuid: &str, master: &str) -> Settings {
     let mut c = p::clone_settings(port);
-    p::set(&mut c, "connection", "id", id);
-    p::set(&mut c, "connection", "uuid", uuid);
-    p::set(&mut c, "connection", "master", master);
-    p::set(&mut c, "connection", "autoconnect-priority", 100i32);
-    p::set(&mut c, "connection", "autoconnect", false);
+    Connection {
+        id: Some(id.into()),
+        uuid: Some(uuid.into()),
+        master: Some(master.into()),
+        autoconnect_priority: Some(100),
+        autoconnect: Some(false),
+        ..Connection::default()
+    }
+    .write(&mut c);
     c
 }
 
@@ -661,44 +698,58 @@ fn port_clone(port: &Settings, id: &str, uuid: &str, master: &str) -> Settings {
 /// the same controller.
 fn interface_profile(u: &Uplink, id: &str, uuid: &str, snap: &Snapshot) -> Settings {
     let old = u.old;
-    let has_addresses = |fam: &str| {
-        p::array_len(old, fam, "address-data") > 0 || p::array_len(old, fam, "addresses") > 0
-    };
-    let v4 = p::get_str(old, "ipv4", "method").unwrap_or_else(|| "auto".into());
-    let v6 = p::get_str(old, "ipv6", "method").unwrap_or_else(|| "auto".into());
-    let static_path =
-        v4 == "manual" || v6 == "manual" || has_addresses("ipv4") || has_addresses("ipv6");
+    let method = |family| Ip::of(old, family).method.unwrap_or_else(|| "auto".into());
+    let (v4, v6) = (method(IpFamily::V4), method(IpFamily::V6));
+    let static_path = v4 == "manual"
+        || v6 == "manual"
+        || has_addresses(old, IpFamily::V4)
+        || has_addresses(old, IpFamily::V6);
     let mut s = if static_path {
         static_addressing(old)
     } else {
         dynamic_addressing(old, &v4, &v6, u.iface, snap)
     };
-    connection(&mut s, id, uuid, "ovs-interface", u.names.bridge);
-    p::set(&mut s, "connection", "master", u.names.bridge);
-    p::set(&mut s, "connection", "slave-type", "ovs-port");
-    p::set(&mut s, "ovs-interface", "type", "internal");
-    p::set(&mut s, "802-3-ethernet", "mtu", u.mtu);
-    p::set(
-        &mut s,
-        "802-3-ethernet",
-        "assigned-mac-address",
-        u.mac.as_str(),
-    );
-    let metric = i64::from(u.names.metric);
-    p::set(&mut s, "ipv4", "route-metric", metric);
-    p::set(&mut s, "ipv6", "route-metric", metric);
+    Connection {
+        master: Some(u.names.bridge.into()),
+        slave_type: Some("ovs-port".into()),
+        ..connection(id, uuid, "ovs-interface", u.names.bridge)
+    }
+    .write(&mut s);
+    OvsInterface {
+        kind: Some("internal".into()),
+    }
+    .write(&mut s);
+    Ethernet {
+        mtu: Some(u.mtu),
+        assigned_mac_address: Some(u.mac.clone()),
+    }
+    .write(&mut s);
+    let metric = Ip {
+        route_metric: Some(i64::from(u.names.metric)),
+        ..Ip::default()
+    };
+    metric.write(&mut s, IpFamily::V4);
+    metric.write(&mut s, IpFamily::V6);
     s
+}
+
+/// Whether `old` has addresses of `family`, in `address-data` or the deprecated `addresses`.
+fn has_addresses(old: &Settings, family: IpFamily) -> bool {
+    Ip::of(old, family)
+        .address_data
+        .is_some_and(|a| !a.is_empty())
+        // `addresses` has no field in `nm::setting` (only its removal): counted as sent.
+        || p::array_len(old, family.section(), IpKey::Addresses.name()) > 0
 }
 
 /// configure-ovs clones the original (addresses, gateway, routes, DNS, DHCP options and all) and
 /// retypes it; here the clone is a settings transformation.
 fn static_addressing(old: &Settings) -> Settings {
     let mut s = p::clone_settings(old);
-    p::remove(&mut s, "connection", "multi-connect");
+    Connection::remove_section(&mut s, Connection::NAME, &[ConnectionKey::MultiConnect]);
     // NM ignores `address-data`/`gateway` when the deprecated forms are sent too.
-    for fam in ["ipv4", "ipv6"] {
-        p::remove(&mut s, fam, "addresses");
-        p::remove(&mut s, fam, "routes");
+    for family in [IpFamily::V4, IpFamily::V6] {
+        Ip::remove(&mut s, family, &[IpKey::Addresses, IpKey::Routes]);
     }
     s
 }
@@ -712,39 +763,52 @@ fn dynamic_addressing(
     iface: &str,
     snap: &Snapshot,
 ) -> Settings {
+    let (had_v4, had_v6) = families_held(iface, snap);
+    let (old4, old6) = (Ip::of(old, IpFamily::V4), Ip::of(old, IpFamily::V6));
     let mut s = Settings::new();
-    p::set(&mut s, "ipv4", "method", v4);
-    p::set(&mut s, "ipv6", "method", v6);
+    // Wait for each family the uplink had (dual stack: both).
+    Ip {
+        method: Some(v4.into()),
+        may_fail: had_v4.then_some(false),
+        dhcp_client_id: old4.dhcp_client_id,
+        dns: old4.dns,
+        ignore_auto_dns: old4.ignore_auto_dns,
+        ..Ip::default()
+    }
+    .write(&mut s, IpFamily::V4);
+    Ip {
+        method: Some(v6.into()),
+        may_fail: had_v6.then_some(false),
+        dhcp_duid: old6.dhcp_duid,
+        addr_gen_mode: old6.addr_gen_mode,
+        ignore_auto_dns: old6.ignore_auto_dns,
+        ..Ip::default()
+    }
+    .write(&mut s, IpFamily::V6);
+    copy_v6_dns(old, &mut s);
+    s
+}
+
+/// Whether `iface` holds an IPv4 address, and a global IPv6 one.
+fn families_held(iface: &str, snap: &Snapshot) -> (bool, bool) {
     let iface_index = snap.links.iter().find(|l| l.name == iface).map(|l| l.index);
-    let addrs: Vec<_> = snap
+    let mut addrs = snap
         .addresses
         .iter()
-        .filter(|a| Some(a.ifindex) == iface_index)
-        .collect();
-    // Wait for each family the uplink had (dual stack: both).
-    if addrs.iter().any(|a| a.ip.is_ipv4()) {
-        p::set(&mut s, "ipv4", "may-fail", false);
+        .filter(|a| Some(a.ifindex) == iface_index);
+    let v4 = addrs.clone().any(|a| a.ip.is_ipv4());
+    let v6 = addrs.any(|a| a.ip.is_ipv6() && !is_link_local_unicast(a.ip));
+    (v4, v6)
+}
+
+/// `ipv6.dns` copied as sent: `nm::setting` reads an empty `aay` as IPv4's `au` and would
+/// write it back so.
+fn copy_v6_dns(old: &Settings, s: &mut Settings) {
+    let section = IpFamily::V6.section();
+    let key = IpKey::Dns.name();
+    if let Some(dns) = old.get(section).and_then(|sec| sec.get(key)) {
+        s.entry(section.into())
+            .or_default()
+            .insert(key.into(), dns.try_clone().expect("no fds"));
     }
-    if addrs
-        .iter()
-        .any(|a| a.ip.is_ipv6() && !is_link_local_unicast(a.ip))
-    {
-        p::set(&mut s, "ipv6", "may-fail", false);
-    }
-    for (sec, key) in [
-        ("ipv4", "dhcp-client-id"),
-        ("ipv6", "dhcp-duid"),
-        ("ipv6", "addr-gen-mode"),
-        ("ipv4", "dns"),
-        ("ipv6", "dns"),
-        ("ipv4", "ignore-auto-dns"),
-        ("ipv6", "ignore-auto-dns"),
-    ] {
-        if let Some(v) = old.get(sec).and_then(|x| x.get(key)) {
-            s.entry(sec.into())
-                .or_default()
-                .insert(key.into(), v.try_clone().expect("no fds"));
-        }
-    }
-    s
 }

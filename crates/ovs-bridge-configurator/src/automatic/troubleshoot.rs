@@ -36,7 +36,7 @@ async fn log_nm_state(nm: &Nm) {
         tracing::error!(
             "state: profile {} ({}, {uuid}){}{}",
             x.id(),
-            p::get_str(&x.settings, "connection", "type").unwrap_or_default(),
+            x.kind(),
             if active.contains(&uuid) {
                 " active"
             } else {

@@ -11,11 +11,11 @@
 use std::collections::BTreeSet;
 use std::net::IpAddr;
 
+use crate::engine::profile_change::{IfaceChange, Route, route_of};
+use crate::engine::state::{IpConfig, State};
+use crate::nm::setting::Family as IpFamily;
 use selection::model::{Family, Route as KernelRoute, Snapshot};
 use selection::net::Cidr;
-use serde_json::{Map, Value as Json};
-
-use crate::engine::profile_change::{IfaceChange, Route, route_of};
 
 /// What the kernel shows once one interface's change is in place.
 #[derive(Debug)]
@@ -29,15 +29,10 @@ pub struct Expected {
 }
 
 /// What `change` must look like in the kernel, given the running state it was planned against
-/// (nmstate's JSON, running configuration only); `None` where only nmstate can tell.
-pub fn expected(change: &IfaceChange, running: &Json) -> Option<Expected> {
+/// (running configuration only); `None` where only nmstate can tell.
+pub fn expected(change: &IfaceChange, running: &State) -> Option<Expected> {
     // A new interface has nothing running to drop.
-    let now = running["interfaces"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|i| i["name"] == change.name.as_str())
-        .unwrap_or(&Json::Null);
+    let now = running.iface(&change.name);
     let mut e = Expected {
         iface: change.name.clone(),
         mtu: change.mtu,
@@ -46,20 +41,19 @@ pub fn expected(change: &IfaceChange, running: &Json) -> Option<Expected> {
         routes: Vec::new(),
         gone_routes: Vec::new(),
     };
-    for (family, section) in [("ipv4", &change.ipv4), ("ipv6", &change.ipv6)] {
+    for (family, section) in [(IpFamily::V4, &change.ipv4), (IpFamily::V6, &change.ipv6)] {
         let Some(ip) = section else { continue };
-        let flag = |k: &str| ip.get(k).and_then(Json::as_bool);
-        if flag("dhcp") == Some(true) || flag("autoconf") == Some(true) {
+        if ip.is_dynamic() {
             return None;
         }
         // A stack turned off keeps no address NetworkManager configured.
-        let after = if flag("enabled") == Some(false) {
+        let after = if ip.enabled == Some(false) {
             Vec::new()
         } else {
             address_cidrs(ip)?
         };
-        let before = now[family]
-            .as_object()
+        let before = now
+            .and_then(|i| i.ip(family))
             .map_or(Some(Vec::new()), address_cidrs)?;
         e.gone_addresses
             .extend(before.into_iter().filter(|a| !after.contains(a)));
@@ -67,8 +61,8 @@ pub fn expected(change: &IfaceChange, running: &Json) -> Option<Expected> {
     }
     if let (Some(v4), Some(v6)) = (&change.routes4, &change.routes6) {
         let after: Vec<Route> = v4.iter().chain(v6).cloned().collect();
-        for r in running["routes"]["config"].as_array().into_iter().flatten() {
-            if r["next-hop-interface"] != change.name.as_str() {
+        for r in running.routes.config.iter() {
+            if !r.is_through(&change.name) {
                 continue;
             }
             let r = route_of(r).ok()?;
@@ -87,14 +81,13 @@ pub fn expected(change: &IfaceChange, running: &Json) -> Option<Expected> {
 }
 
 /// The addresses nmstate's IP section `ip` lists (None: one it does not parse).
-fn address_cidrs(ip: &Map<String, Json>) -> Option<Vec<Cidr>> {
-    ip.get("address")
-        .and_then(Json::as_array)
-        .map_or(&[][..], Vec::as_slice)
+fn address_cidrs(ip: &IpConfig) -> Option<Vec<Cidr>> {
+    ip.address
         .iter()
+        .flatten()
         .map(|a| {
-            let ip: IpAddr = a["ip"].as_str()?.parse().ok()?;
-            let len = u8::try_from(a["prefix-length"].as_u64()?).ok()?;
+            let ip: IpAddr = a.ip.parse().ok()?;
+            let len = u8::try_from(a.prefix_length).ok()?;
             Some(Cidr::new(ip, len))
         })
         .collect()
@@ -185,16 +178,22 @@ fn show(r: &Route) -> String {
 mod tests {
     use super::*;
     use selection::model::{Address, Link};
-    use serde_json::json;
+    use serde_json::{Value as Json, json};
 
-    fn running() -> Json {
-        json!({
+    /// An IP section from nmstate's JSON.
+    fn ip_config(v: Json) -> Option<IpConfig> {
+        Some(serde_json::from_value(v).unwrap())
+    }
+
+    fn running() -> State {
+        State::from_json(json!({
             "interfaces": [{"name": "br-ex", "type": "ovs-interface", "mtu": 1500,
                 "ipv4": {"enabled": true, "dhcp": false,
                          "address": [{"ip": "198.51.100.20", "prefix-length": 24}]}}],
             "routes": {"config": [{"destination": "0.0.0.0/0", "next-hop-address": "198.51.100.1",
                 "next-hop-interface": "br-ex", "metric": 48, "table-id": 254}]}
-        })
+        }))
+        .unwrap()
     }
 
     fn route(dest: &str, prefix: u8, via: &str, metric: u32) -> Route {
@@ -295,7 +294,7 @@ mod tests {
         let ipv4 = json!({"enabled": true, "dhcp": false,
             "address": [{"ip": "198.51.100.21", "prefix-length": 24}]});
         let change = IfaceChange {
-            ipv4: ipv4.as_object().cloned(),
+            ipv4: ip_config(ipv4.clone()),
             ..IfaceChange::new("br-ex")
         };
         let e = expected(&change, &running()).unwrap();
@@ -312,7 +311,7 @@ mod tests {
     #[test]
     fn a_disabled_stack_drops_its_static_addresses() {
         let change = IfaceChange {
-            ipv4: json!({"enabled": false}).as_object().cloned(),
+            ipv4: ip_config(json!({"enabled": false})),
             ..IfaceChange::new("br-ex")
         };
         let e = expected(&change, &running()).unwrap();
@@ -330,7 +329,7 @@ mod tests {
             json!({"enabled": true, "autoconf": true}),
         ] {
             let change = IfaceChange {
-                ipv4: ipv4.as_object().cloned(),
+                ipv4: ip_config(ipv4.clone()),
                 ..IfaceChange::new("br-ex")
             };
             assert!(expected(&change, &running()).is_none(), "{ipv4}");

@@ -5,7 +5,8 @@
 //! adding the profiles itself for the changes [`reapply`] covers (its module documentation lists
 //! them; [`profile_change`], [`profile_new`], [`profile_ovs`] and [`plan_ports`] write them) and
 //! verifying them in the kernel ([`in_kernel`]), then runs the caller's checks and commits or
-//! rolls back ([`change`]).
+//! rolls back ([`change`]). It reads nmstate's states through [`state`], and writes
+//! NetworkManager's settings through [`crate::nm::setting`].
 //!
 //! Imports go one way: the NMState front ends (`crate::nmstate`) import the engine and bring
 //! their checks; the engine imports NetworkManager's client and profiles, the bonds' state and
@@ -21,3 +22,4 @@ pub mod profile_change;
 pub mod profile_new;
 pub mod profile_ovs;
 pub mod reapply;
+pub mod state;

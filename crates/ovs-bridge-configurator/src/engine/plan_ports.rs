@@ -5,13 +5,14 @@
 //! interface a bridge no longer lists is detached; a port that still has a stored profile uses
 //! it again.
 
-use serde_json::Value as Json;
 use zbus::zvariant::OwnedObjectPath;
 
 use crate::engine::profile_change::{self, IfaceChange, Uncovered};
 use crate::engine::profile_ovs::{self, BridgeChange};
+use crate::engine::state::State;
 use crate::nm::Profile;
 use crate::nm::profile::{self, Settings};
+use crate::nm::setting::{Connection, Family, Ip, Setting};
 
 /// Every new port of a bridge holds its new internal interface, a new VLAN or an interface that
 /// exists, and every new internal interface is a port of a new bridge (else nmstate's to
@@ -89,26 +90,28 @@ pub fn ports_moved(
 pub fn implied_moves(
     bridges: &[BridgeChange],
     changes: &mut Vec<IfaceChange>,
-    running: &Json,
+    running: &State,
     is_device: impl Fn(&str) -> bool,
 ) -> Result<(), Uncovered> {
     for b in bridges {
         for p in b.ports.iter().filter(|p| is_device(p)) {
-            let now = iface_in(running, p).unwrap_or_default();
+            let now = running.iface(p);
             // A port of another controller (another bridge, a bond) is nmstate's to take from it.
-            if let Some(from) = now["controller"].as_str().filter(|c| !c.is_empty()) {
+            let controller = now.and_then(|i| i.controller.as_deref());
+            if let Some(from) = controller.filter(|c| !c.is_empty()) {
                 return Err(Uncovered(format!("{p} moving from {from} to {}", b.name)));
             }
             if let Some(c) = changes.iter_mut().find(|c| c.name == *p) {
                 c.controller.get_or_insert_with(|| b.name.clone());
                 continue;
             }
-            if let Some(family) = ["ipv4", "ipv6"]
-                .into_iter()
-                .find(|f| now[f]["enabled"] == true)
-            {
+            if let Some(family) = [Family::V4, Family::V6].into_iter().find(|f| {
+                now.and_then(|i| i.ip(*f))
+                    .is_some_and(|ip| ip.enabled == Some(true))
+            }) {
                 return Err(Uncovered(format!(
-                    "{p}'s {family} configuration as it moves under {}",
+                    "{p}'s {} configuration as it moves under {}",
+                    family.section(),
                     b.name
                 )));
             }
@@ -124,28 +127,26 @@ pub fn implied_moves(
 /// The port changes of the OVS bridges of `desired` that exist (`running`): new ports, and
 /// interfaces let go.
 pub fn existing_bridges_port_changes(
-    desired: &Json,
-    running: &Json,
+    desired: &State,
+    running: &State,
     is_device: impl Fn(&str) -> bool,
 ) -> Result<Vec<BridgeChange>, Uncovered> {
-    let bridge_in = |state: &Json, name: &str| {
-        state["interfaces"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|i| i["name"] == name && i["type"] == "ovs-bridge")
-            .cloned()
-    };
+    let is_bridge = |i: &&crate::engine::state::Iface| i.kind.as_deref() == Some("ovs-bridge");
     let mut out = Vec::new();
-    for iface in desired["interfaces"].as_array().into_iter().flatten() {
-        let name = iface["name"].as_str().unwrap_or_default();
-        if iface["type"] != "ovs-bridge" || iface["state"] == "absent" || !is_device(name) {
+    for iface in desired.interfaces.iter().filter(is_bridge) {
+        let name = iface.name.as_str();
+        if iface.is_absent() || !is_device(name) {
             continue;
         }
-        let Some(now) = bridge_in(running, name) else {
+        let Some(now) = running
+            .interfaces
+            .iter()
+            .filter(is_bridge)
+            .find(|i| i.name == name)
+        else {
             return Err(Uncovered(format!("OVS bridge {name} as it runs")));
         };
-        out.extend(profile_ovs::bridge_port_changes(iface, &now)?);
+        out.extend(profile_ovs::bridge_port_changes(iface, now)?);
     }
     Ok(out)
 }
@@ -165,8 +166,7 @@ pub fn kept_ports(
             let Some(p) = stored.iter().find(|p| {
                 profile::kind(&p.settings) == "ovs-port"
                     && profile::interface(&p.settings) == name
-                    && profile::get_str(&p.settings, "connection", "master").as_deref()
-                        == Some(b.name.as_str())
+                    && Connection::of(&p.settings).master.as_deref() == Some(b.name.as_str())
             }) else {
                 return true;
             };
@@ -191,13 +191,15 @@ pub fn new_ports(
             if profile::kind(settings) != "vlan" || !b.ports.contains(&change.name) {
                 continue;
             }
-            if let Some(family) = ["ipv4", "ipv6"]
+            if let Some(family) = [Family::V4, Family::V6]
                 .into_iter()
-                .find(|f| profile::configures_ip(settings, f))
+                .find(|f| Ip::configures(settings, *f))
             {
                 return Err(Uncovered(format!(
-                    "{}'s {family} configuration as a port of {}",
-                    change.name, b.name
+                    "{}'s {} configuration as a port of {}",
+                    change.name,
+                    family.section(),
+                    b.name
                 )));
             }
             profile_change::make_port(settings, &change.name);
@@ -207,35 +209,34 @@ pub fn new_ports(
     Ok(())
 }
 
-/// Interface `name` of a state in nmstate's JSON.
-pub fn iface_in(state: &Json, name: &str) -> Option<Json> {
-    state["interfaces"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|i| i["name"] == name)
-        .cloned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A state or an interface from nmstate's JSON.
+    fn from_json<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
+        serde_json::from_value(v).unwrap()
+    }
 
     #[test]
     fn a_new_port_that_exists_moves_under_its_bridge_unless_it_has_ip() {
         let bridge = || {
             profile_ovs::bridge_port_changes(
-                &serde_json::json!({"name": "br-ex", "type": "ovs-bridge", "state": "up",
+                &from_json(
+                    serde_json::json!({"name": "br-ex", "type": "ovs-bridge", "state": "up",
                     "bridge": {"port": [{"name": "ens4"}, {"name": "br-ex"}]}}),
-                &serde_json::json!({"name": "br-ex", "type": "ovs-bridge",
-                    "bridge": {"port": [{"name": "ens3"}, {"name": "br-ex"}]}}),
+                ),
+                &from_json(serde_json::json!({"name": "br-ex", "type": "ovs-bridge",
+                    "bridge": {"port": [{"name": "ens3"}, {"name": "br-ex"}]}})),
             )
             .unwrap()
             .unwrap()
         };
-        let running = |v4: bool| {
-            serde_json::json!({"interfaces": [{"name": "ens4", "type": "ethernet",
-                "ipv4": {"enabled": v4}, "ipv6": {"enabled": false}}]})
+        let running = |v4: bool| -> State {
+            from_json(
+                serde_json::json!({"interfaces": [{"name": "ens4", "type": "ethernet",
+                "ipv4": {"enabled": v4}, "ipv6": {"enabled": false}}]}),
+            )
         };
         let mut changes = Vec::new();
         implied_moves(&[bridge()], &mut changes, &running(false), |_| true).unwrap();
@@ -260,7 +261,7 @@ mod tests {
         );
         // A port of another bridge.
         let mut elsewhere = running(false);
-        elsewhere["interfaces"][0]["controller"] = "br-ex1".into();
+        elsewhere.interfaces[0].controller = Some("br-ex1".into());
         assert_eq!(
             implied_moves(&[bridge()], &mut Vec::new(), &elsewhere, |_| true),
             Err(Uncovered("ens4 moving from br-ex1 to br-ex".into()))

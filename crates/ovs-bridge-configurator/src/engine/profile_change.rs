@@ -6,16 +6,21 @@
 //! what a day-2 change of br-ex is. Anything else in the diff is [`Uncovered`], and goes through
 //! nmstate's own apply.
 //!
-//! Read from nmstate's YAML/JSON form (its stable, documented schema), not from its types' fields:
+//! Read from nmstate's YAML/JSON form ([`crate::engine::state`]), not from its types' fields:
 //! nmstate documents the schema as its API and keeps it across releases.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::net::IpAddr;
 
+use serde::Deserialize;
 use serde_json::{Map, Value as Json};
-use zbus::zvariant::{OwnedValue, Value};
 
-use crate::nm::profile::{Section, Settings, set, val};
+use crate::engine::state::{IpConfig, RouteEntry, State};
+use crate::nm::profile::{Settings, val};
+use crate::nm::setting::{
+    AddressData, Connection, ConnectionKey, Ethernet, Family, Ip, IpKey, OvsInterface, RouteData,
+    Setting,
+};
 
 /// A part of the diff this module does not turn into profile settings (named for the log).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -28,8 +33,8 @@ pub struct IfaceChange {
     pub name: String,
     pub mtu: Option<u32>,
     /// The whole `ipv4` / `ipv6` section as it is to be (running config overlaid with the diff).
-    pub ipv4: Option<Map<String, Json>>,
-    pub ipv6: Option<Map<String, Json>>,
+    pub ipv4: Option<IpConfig>,
+    pub ipv6: Option<IpConfig>,
     /// Every static route through the interface as it is to be, when they change.
     pub routes4: Option<Vec<Route>>,
     pub routes6: Option<Vec<Route>>,
@@ -50,59 +55,36 @@ pub struct Route {
     pub table: u32,
 }
 
+/// The keys of an interface of the diff this module writes. Those of its IP sections and of its
+/// routes are the typed keys of [`IpConfig`] and [`RouteEntry`].
 const IFACE_KEYS: &[&str] = &["name", "type", "state", "mtu", "ipv4", "ipv6", "controller"];
-const IP_KEYS: &[&str] = &[
-    "enabled",
-    "dhcp",
-    "autoconf",
-    "address",
-    "auto-dns",
-    "auto-gateway",
-    "auto-routes",
-    "auto-route-table-id",
-    "auto-route-metric",
-];
-const ROUTE_KEYS: &[&str] = &[
-    "destination",
-    "next-hop-interface",
-    "next-hop-address",
-    "metric",
-    "table-id",
-    "state",
-];
 
-/// A key of the mapping `v` that is not one of `known` (None: all are, or `v` is no mapping).
-pub fn unknown_key<'v>(v: &'v Json, known: &[&str]) -> Option<&'v str> {
-    v.as_object()?
-        .keys()
-        .map(String::as_str)
-        .find(|k| !known.contains(k))
+/// The first of `keys` that is not one of `known`.
+pub fn unknown_key<'k>(mut keys: impl Iterator<Item = &'k str>, known: &[&str]) -> Option<&'k str> {
+    keys.find(|k| !known.contains(k))
 }
 
-fn object<'v>(v: &'v Json, what: &str) -> Result<&'v Map<String, Json>, Uncovered> {
-    v.as_object()
-        .ok_or_else(|| Uncovered(format!("{what} is not a mapping")))
-}
-
-/// The changes `diff` (nmstate's `gen_diff` of `desired` against `running`, all as nmstate's
-/// JSON) makes to interfaces that exist in `running` (read with `set_running_config_only`: no
-/// dynamic addresses or routes, which are not the profile's), and the routes it puts through
-/// `new` interfaces (those the same change creates, left out of `diff`'s interfaces).
+/// The changes `diff` (nmstate's `gen_diff` of `desired` against `running`) makes to interfaces
+/// that exist in `running` (read with `set_running_config_only`: no dynamic addresses or routes,
+/// which are not the profile's), and the routes it puts through `new` interfaces (those the
+/// same change creates, left out of `diff`'s interfaces).
 pub fn changes(
-    diff: &Json,
-    desired: &Json,
-    running: &Json,
+    diff: &State,
+    desired: &State,
+    running: &State,
     new: &[&str],
 ) -> Result<Vec<IfaceChange>, Uncovered> {
-    for (key, v) in object(diff, "the change")? {
-        if !is_empty(v) && key != "interfaces" && key != "routes" {
-            return Err(Uncovered(format!("`{key}`")));
-        }
+    if let Some(key) = diff
+        .other
+        .iter()
+        .find(|(_, v)| !is_empty(v))
+        .map(|(k, _)| k)
+    {
+        return Err(Uncovered(format!("`{key}`")));
     }
-    let running_ifaces = list(running, "interfaces");
     let mut out: BTreeMap<String, IfaceChange> = BTreeMap::new();
-    for iface in list(diff, "interfaces") {
-        let change = iface_change(iface, running_ifaces)?;
+    for iface in &diff.interfaces {
+        let change = iface_change(iface, running)?;
         out.insert(change.name.clone(), change);
     }
     for (dev, changed) in changed_routes_by_device(diff, running, new)? {
@@ -116,35 +98,41 @@ pub fn changes(
     Ok(out.into_values().collect())
 }
 
-/// The change one interface of the diff makes to the interface of `running_ifaces` it names:
-/// its MTU, its IP sections merged with the running ones, the OVS bridge it moves under.
-fn iface_change(iface: &Json, running_ifaces: &[Json]) -> Result<IfaceChange, Uncovered> {
-    let iface = object(iface, "an interface")?;
-    let name = str_of(iface, "name").ok_or_else(|| Uncovered("an unnamed interface".into()))?;
-    let Some(now) = running_ifaces
+/// The change one interface of the diff makes to the interface of `running` it names: its MTU,
+/// its IP sections merged with the running ones, the OVS bridge it moves under.
+fn iface_change(
+    iface: &crate::engine::state::Iface,
+    running: &State,
+) -> Result<IfaceChange, Uncovered> {
+    let name = iface.name.as_str();
+    let Some(now) = running
+        .interfaces
         .iter()
-        .find(|i| i["name"] == name && iface.get("type").is_none_or(|t| same_type(&i["type"], t)))
+        .find(|i| i.name == name && iface.kind.as_deref().is_none_or(|t| i.is_of_type(t)))
     else {
         return Err(Uncovered(format!("new interface {name}")));
     };
-    if let Some(key) = iface.keys().find(|k| !IFACE_KEYS.contains(&k.as_str())) {
+    if let Some(key) = unknown_key(iface.keys(), IFACE_KEYS) {
         return Err(Uncovered(format!("{name}'s `{key}`")));
     }
-    if iface.get("state").is_some_and(|s| s != "up") {
-        return Err(Uncovered(format!("{name} {}", iface["state"])));
+    if iface.not_up() {
+        return Err(Uncovered(format!("{name} {}", iface.state_json())));
     }
     let mut change = IfaceChange::new(name);
-    change.mtu = mtu_of(iface.get("mtu"), name)?;
-    for (family, slot) in [("ipv4", &mut change.ipv4), ("ipv6", &mut change.ipv6)] {
-        if let Some(ip) = iface.get(family) {
-            *slot = Some(merged_ip(&now[family], ip, name, family)?);
+    change.mtu = mtu_of(iface.mtu, name)?;
+    for (family, slot) in [
+        (Family::V4, &mut change.ipv4),
+        (Family::V6, &mut change.ipv6),
+    ] {
+        if let Some(ip) = iface.ip(family) {
+            *slot = Some(merged_ip(now.ip(family), ip, name, family)?);
         }
     }
-    if let Some(c) = iface.get("controller") {
-        match c.as_str() {
-            Some(c) if !c.is_empty() => change.controller = Some(c.to_owned()),
-            _ => return Err(Uncovered(format!("{name} detached from its controller"))),
+    if let Some(c) = &iface.controller {
+        if c.is_empty() {
+            return Err(Uncovered(format!("{name} detached from its controller")));
         }
+        change.controller = Some(c.clone());
     }
     Ok(change)
 }
@@ -152,27 +140,24 @@ fn iface_change(iface: &Json, running_ifaces: &[Json]) -> Result<IfaceChange, Un
 /// The routes of the diff that change something, by the interface they go through (one that
 /// runs or one of `new`).
 fn changed_routes_by_device<'d>(
-    diff: &'d Json,
-    running: &Json,
+    diff: &'d State,
+    running: &State,
     new: &[&str],
-) -> Result<BTreeMap<String, Vec<&'d Json>>, Uncovered> {
-    let running_ifaces = list(running, "interfaces");
-    let running_routes = list(&running["routes"], "config");
-    let mut via: BTreeMap<String, Vec<&Json>> = BTreeMap::new();
-    for r in list(&diff["routes"], "config") {
-        let r_obj = object(r, "a route")?;
-        if let Some(key) = r_obj.keys().find(|k| !ROUTE_KEYS.contains(&k.as_str())) {
+) -> Result<BTreeMap<String, Vec<&'d RouteEntry>>, Uncovered> {
+    let mut via: BTreeMap<String, Vec<&RouteEntry>> = BTreeMap::new();
+    for r in &diff.routes.config {
+        if let Some(key) = r.other.keys().next() {
             return Err(Uncovered(format!("a route's `{key}`")));
         }
-        let Some(dev) = str_of(r_obj, "next-hop-interface") else {
+        let Some(dev) = r.next_hop_interface.as_deref() else {
             return Err(Uncovered("a route without next-hop-interface".into()));
         };
-        if !running_ifaces.iter().any(|i| i["name"] == dev) && !new.contains(&dev) {
+        if running.iface(dev).is_none() && !new.contains(&dev) {
             return Err(Uncovered(format!("a route through new interface {dev}")));
         }
         // nmstate's diff lists a desired route left without a metric or table even when it is
         // in place (it compares the running route's metric with none): not a change.
-        if !is_absent(r) && running_routes.iter().any(|c| route_in_place(c, r)) {
+        if !r.is_absent() && running.routes.config.iter().any(|c| route_in_place(c, r)) {
             continue;
         }
         via.entry(dev.to_owned()).or_default().push(r);
@@ -185,19 +170,21 @@ fn changed_routes_by_device<'d>(
 /// matches stays (nmstate's rule); one in place is not written twice.
 fn routes_to_be(
     dev: &str,
-    changed: &[&Json],
-    desired: &Json,
-    running: &Json,
+    changed: &[&RouteEntry],
+    desired: &State,
+    running: &State,
 ) -> Result<(Vec<Route>, Vec<Route>), Uncovered> {
-    let kept = list(&running["routes"], "config")
+    let kept = running
+        .routes
+        .config
         .iter()
-        .filter(|r| r["next-hop-interface"] == dev)
+        .filter(|r| r.is_through(dev))
         .filter(|r| {
             !changed
                 .iter()
-                .any(|c| is_absent(c) && same_route_but_state(c, r))
+                .any(|c| c.is_absent() && same_route_but_state(c, r))
         });
-    let added = desired_routes(desired).filter(|r| r["next-hop-interface"] == dev);
+    let added = desired.present_routes().filter(|r| r.is_through(dev));
     let mut v4 = Vec::new();
     let mut v6 = Vec::new();
     for r in kept.chain(added) {
@@ -214,26 +201,33 @@ fn routes_to_be(
     Ok((v4, v6))
 }
 
-/// What of nmstate's diff of the desired state against the running one (`running`) is not in
-/// place yet, as JSON text (None: all of it is): nmstate's own verification, but for the routes
-/// it lists although they are in place (see [`route_in_place`]).
-pub fn diff_not_in_place(diff: &Json, desired: &Json, running: &Json) -> Option<String> {
+/// What of nmstate's diff `diff` (its JSON) of the desired state against the running one
+/// (`running`) is not in place yet, as nmstate's JSON text (None: all of it is): nmstate's own
+/// verification, but for the routes it lists although they are in place (see
+/// [`route_in_place`]).
+pub fn diff_not_in_place(diff: &Json, desired: &State, running: &State) -> Option<String> {
     let mut left = Map::new();
     for (key, v) in diff.as_object().into_iter().flatten() {
         if key != "routes" && !is_empty(v) {
             left.insert(key.clone(), v.clone());
         }
     }
-    let running_routes = list(&running["routes"], "config");
-    let routes: Vec<Json> = list(&diff["routes"], "config")
+    let diff_routes = diff["routes"]["config"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    let routes: Vec<Json> = diff_routes
         .iter()
         .filter(|r| {
-            if is_absent(r) {
+            // One the engine cannot read is left as it is, named.
+            let Ok(r) = RouteEntry::deserialize(*r) else {
+                return true;
+            };
+            if r.is_absent() {
                 // A running route a desired `state: absent` matches stays when it is also
                 // desired (nmstate's rule).
-                !desired_routes(desired).any(|d| route_in_place(r, d))
+                !desired.present_routes().any(|d| route_in_place(&r, d))
             } else {
-                !running_routes.iter().any(|c| route_in_place(c, r))
+                !running.routes.config.iter().any(|c| route_in_place(c, &r))
             }
         })
         .cloned()
@@ -242,13 +236,6 @@ pub fn diff_not_in_place(diff: &Json, desired: &Json, running: &Json) -> Option<
         left.insert("routes".into(), Json::Array(routes));
     }
     (!left.is_empty()).then(|| Json::Object(left).to_string())
-}
-
-/// The routes `desired` asks for (not those it marks absent).
-fn desired_routes(desired: &Json) -> impl Iterator<Item = &Json> {
-    list(&desired["routes"], "config")
-        .iter()
-        .filter(|r| !is_absent(r))
 }
 
 fn is_empty(v: &Json) -> bool {
@@ -274,115 +261,80 @@ impl IfaceChange {
     }
 }
 
-fn list<'v>(v: &'v Json, key: &str) -> &'v [Json] {
-    v.get(key)
-        .and_then(Json::as_array)
-        .map_or(&[], Vec::as_slice)
-}
-
-fn str_of<'v>(m: &'v Map<String, Json>, key: &str) -> Option<&'v str> {
-    m.get(key).and_then(Json::as_str)
-}
-
-fn is_absent(r: &Json) -> bool {
-    r["state"] == "absent"
-}
-
 /// Whether the running route `current` is the desired route `desired`: every field the desired
 /// one gives is the same (a metric of -1 or a table of 0, nmstate's "the default", and a missing
 /// field match any).
-pub fn route_in_place(current: &Json, desired: &Json) -> bool {
-    let Some(fields) = desired.as_object() else {
-        return false;
+pub fn route_in_place(current: &RouteEntry, desired: &RouteEntry) -> bool {
+    fn same<T: PartialEq>(current: &Option<T>, desired: &Option<T>) -> bool {
+        desired.is_none() || current == desired
+    }
+    let table = match desired.table_id {
+        Some(0) => true,
+        Some(t) if t == i64::from(MAIN_TABLE) => current.table_id.is_none_or(|c| c == t),
+        _ => same(&current.table_id, &desired.table_id),
     };
-    fields.iter().all(|(k, v)| match (k.as_str(), v) {
-        ("state", _) => true,
-        ("metric", Json::Number(n)) if n.as_i64() == Some(-1) => true,
-        ("table-id", Json::Number(n)) if n.as_i64() == Some(0) => true,
-        ("table-id", Json::Number(n)) if n.as_u64() == Some(u64::from(MAIN_TABLE)) => {
-            current.get(k).is_none_or(|c| c == v)
-        }
-        _ => current.get(k) == Some(v),
-    })
+    same(&current.destination, &desired.destination)
+        && same(&current.next_hop_interface, &desired.next_hop_interface)
+        && same(&current.next_hop_address, &desired.next_hop_address)
+        && (desired.metric == Some(-1) || same(&current.metric, &desired.metric))
+        && table
+        && desired
+            .other
+            .iter()
+            .all(|(k, v)| current.other.get(k) == Some(v))
 }
 
 /// The same route, `state` aside (nmstate's diff names a removed route by its full entry).
-fn same_route_but_state(a: &Json, b: &Json) -> bool {
-    let strip = |v: &Json| {
-        let mut v = v.clone();
-        if let Some(m) = v.as_object_mut() {
-            m.remove("state");
-        }
-        v
+fn same_route_but_state(a: &RouteEntry, b: &RouteEntry) -> bool {
+    let strip = |r: &RouteEntry| RouteEntry {
+        state: None,
+        ..r.clone()
     };
     strip(a) == strip(b)
 }
 
-/// The running `ipv4`/`ipv6` section overlaid with the diff's (the diff carries what changes).
+/// The running `ipv4`/`ipv6` section `now` overlaid with the diff's (the diff carries what
+/// changes).
 pub fn merged_ip(
-    now: &Json,
-    diff: &Json,
+    now: Option<&IpConfig>,
+    diff: &IpConfig,
     name: &str,
-    family: &str,
-) -> Result<Map<String, Json>, Uncovered> {
-    let mut ip = now.as_object().cloned().unwrap_or_default();
+    family: Family,
+) -> Result<IpConfig, Uncovered> {
+    let mut now = now.cloned().unwrap_or_default();
     // What else nmstate reads back with the running state (the kernel's forwarding switch, the
     // prefix route's metric...) stays as the profile has it: only the diff's keys must be known.
-    ip.retain(|k, _| IP_KEYS.contains(&k.as_str()));
-    for (k, v) in object(diff, family)? {
-        ip.insert(k.clone(), v.clone());
+    now.other.clear();
+    let ip = now.overlaid(diff);
+    if let Some(key) = ip.other.keys().next() {
+        return Err(Uncovered(format!("{name}'s {} `{key}`", family.section())));
     }
-    if let Some(key) = ip.keys().find(|k| !IP_KEYS.contains(&k.as_str())) {
-        return Err(Uncovered(format!("{name}'s {family} `{key}`")));
-    }
-    if ip.get("enabled") == Some(&Json::Bool(false)) {
+    if ip.enabled == Some(false) {
         // Only `enabled: false` counts then; the rest is what nmstate shows of a disabled stack.
-        ip.retain(|k, _| k == "enabled");
+        return Ok(IpConfig::disabled());
     }
     Ok(ip)
 }
 
-/// Whether a running interface of type `running` is one of type `desired`: nmstate shows a veth
-/// as `veth` and takes `ethernet` for it.
-pub fn same_type(running: &Json, desired: &Json) -> bool {
-    running == desired || running == "veth" && desired == "ethernet"
-}
-
 /// An interface's `mtu` (None: the state does not set it).
-pub fn mtu_of(mtu: Option<&Json>, name: &str) -> Result<Option<u32>, Uncovered> {
-    mtu.map(|m| {
-        m.as_u64()
-            .and_then(|m| u32::try_from(m).ok())
-            .ok_or_else(|| Uncovered(format!("{name}'s mtu {m}")))
-    })
-    .transpose()
+pub fn mtu_of(mtu: Option<u64>, name: &str) -> Result<Option<u32>, Uncovered> {
+    mtu.map(|m| u32::try_from(m).map_err(|_| Uncovered(format!("{name}'s mtu {m}"))))
+        .transpose()
 }
 
-/// A route of nmstate's JSON as NetworkManager stores it (nmstate's defaults filled in).
-pub fn route_of(r: &Json) -> Result<Route, Uncovered> {
+/// A route of nmstate's state as NetworkManager stores it (nmstate's defaults filled in).
+pub fn route_of(r: &RouteEntry) -> Result<Route, Uncovered> {
     let bad = || Uncovered(format!("route {r}"));
-    let dest = r["destination"].as_str().ok_or_else(bad)?;
+    let dest = r.destination.as_deref().ok_or_else(bad)?;
     let (ip, prefix) = dest.split_once('/').ok_or_else(bad)?;
-    let next_hop = match r["next-hop-address"].as_str() {
+    let next_hop = match r.next_hop_address.as_deref() {
         None | Some("" | "0.0.0.0" | "::") => None,
         Some(a) => Some(a.parse().map_err(|_| bad())?),
     };
-    let num = |key: &str| -> Result<Option<u32>, Uncovered> {
-        match &r[key] {
-            Json::Null => Ok(None),
-            // nmstate's "the default" markers.
-            Json::Number(n)
-                if n.as_i64() == Some(-1) || n.as_i64() == Some(0) && key == "table-id" =>
-            {
-                Ok(None)
-            }
-            Json::Number(n) => n
-                .as_u64()
-                .and_then(|n| u32::try_from(n).ok())
-                .map(Some)
-                .ok_or_else(bad),
-            _ => Err(bad()),
-        }
+    // A value given, but for nmstate's "the default" markers (`unset`).
+    let given = |n: Option<i64>, unset: &[i64]| match n {
+        Some(n) if !unset.contains(&n) => u32::try_from(n).map(Some).map_err(|_| bad()),
+        _ => Ok(None),
     };
     let dest: IpAddr = ip.parse().map_err(|_| bad())?;
     // What a route without a metric or table means in NMState: nmstate stores it with metric 0
@@ -394,8 +346,8 @@ pub fn route_of(r: &Json) -> Result<Route, Uncovered> {
         dest,
         prefix: prefix.parse().map_err(|_| bad())?,
         next_hop,
-        metric: num("metric")?.unwrap_or(default_metric),
-        table: num("table-id")?.unwrap_or(MAIN_TABLE),
+        metric: given(r.metric, &[-1])?.unwrap_or(default_metric),
+        table: given(r.table_id, &[-1, 0])?.unwrap_or(MAIN_TABLE),
     })
 }
 
@@ -406,176 +358,155 @@ const MAIN_TABLE: u32 = 254;
 /// written in; every other setting is kept as it was.
 pub fn apply_to(settings: &mut Settings, change: &IfaceChange) -> Result<(), Uncovered> {
     if let Some(mtu) = change.mtu {
-        settings
-            .entry("802-3-ethernet".to_owned())
-            .or_default()
-            .insert("mtu".to_owned(), val(mtu));
+        Ethernet {
+            mtu: Some(mtu),
+            ..Ethernet::default()
+        }
+        .write(settings);
     }
     for (family, ip, routes) in [
-        ("ipv4", &change.ipv4, &change.routes4),
-        ("ipv6", &change.ipv6, &change.routes6),
+        (Family::V4, &change.ipv4, &change.routes4),
+        (Family::V6, &change.ipv6, &change.routes6),
     ] {
-        let section = settings.entry(family.to_owned()).or_default();
+        // Both IP sections are there once it is written (an empty one: NetworkManager's
+        // defaults).
+        Ip::default().write(settings, family);
         // The older forms of address-data and route-data: GetSettings returns both, and
         // NetworkManager takes the older one when both are given.
-        section.remove("addresses");
-        section.remove("routes");
+        Ip::remove(settings, family, &[IpKey::Addresses, IpKey::Routes]);
         if let Some(ip) = ip {
-            write_ip(section, family, ip)
-                .map_err(|e| Uncovered(format!("{}'s {family}: {}", change.name, e.0)))?;
+            write_ip(settings, family, ip).map_err(|e| {
+                Uncovered(format!("{}'s {}: {}", change.name, family.section(), e.0))
+            })?;
         }
         if let Some(routes) = routes {
             // As nmstate stores routes: the default route a `gateway` makes is one of the
             // routes (the running configuration shows it as one, with the profile's metric).
-            section.remove("gateway");
-            section.insert("route-data".to_owned(), route_data(routes));
+            Ip::remove(settings, family, &[IpKey::Gateway]);
+            Ip {
+                route_data: Some(routes.iter().map(route_data).collect()),
+                ..Ip::default()
+            }
+            .write(settings, family);
         }
     }
     if change.controller.is_some() {
         make_port(settings, &change.name);
     }
     if change.detached {
-        // Out of its bridge, as nmstate writes it: no controller, nothing of OVS, and a port's
-        // own ports brought up with it only if it is a controller itself.
-        for key in ["master", "slave-type", "controller", "port-type"] {
-            crate::nm::profile::remove(settings, "connection", key);
-        }
-        settings.remove("ovs-interface");
-        settings.remove("ovs-external-ids");
-        if !is_controller(settings) {
-            crate::nm::profile::remove(settings, "connection", "autoconnect-slaves");
-        }
+        make_detached(settings);
     }
     Ok(())
+}
+
+/// `settings` taken out of its bridge, as nmstate writes it: no controller, nothing of OVS, and
+/// a port's own ports brought up with it only if it is a controller itself.
+fn make_detached(settings: &mut Settings) {
+    use ConnectionKey::{AutoconnectSlaves, Controller, Master, PortType, SlaveType};
+    Connection::remove_section(
+        settings,
+        Connection::NAME,
+        &[Master, SlaveType, Controller, PortType],
+    );
+    settings.remove(OvsInterface::NAME);
+    settings.remove("ovs-external-ids");
+    if !is_controller(settings) {
+        Connection::remove_section(settings, Connection::NAME, &[AutoconnectSlaves]);
+    }
 }
 
 /// `settings` (the profile of interface `name`) made a port of an OVS bridge, as nmstate writes
 /// one: its controller is the OVS port of its own name, and it has no IP configuration.
 pub fn make_port(settings: &mut Settings, name: &str) {
-    set(settings, "connection", "master", name);
-    set(settings, "connection", "slave-type", "ovs-port");
-    settings.remove("ipv4");
-    settings.remove("ipv6");
-    // nmstate writes a controller it touches to bring its own ports up with it.
-    if is_controller(settings) {
-        set(settings, "connection", "autoconnect-slaves", 1i32);
+    settings.remove(Family::V4.section());
+    settings.remove(Family::V6.section());
+    Connection {
+        master: Some(name.to_owned()),
+        slave_type: Some("ovs-port".to_owned()),
+        // nmstate writes a controller it touches to bring its own ports up with it.
+        autoconnect_slaves: is_controller(settings).then_some(1),
+        ..Connection::default()
     }
+    .write(settings);
 }
 
 fn is_controller(settings: &Settings) -> bool {
     ["bond", "team"].contains(&crate::nm::profile::kind(settings).as_str())
 }
 
-/// Writes nmstate's `ipv4`/`ipv6` section `ip` into the profile's section `s` of `family`: the
-/// method, the static addresses and the automatic configuration's switches.
-fn write_ip(s: &mut Section, family: &str, ip: &Map<String, Json>) -> Result<(), Uncovered> {
-    let addresses = static_addresses_of(ip)?;
+/// Writes nmstate's `ipv4`/`ipv6` section `ip` into the profile's `family` section: the method,
+/// the static addresses and the automatic configuration's switches.
+fn write_ip(s: &mut Settings, family: Family, ip: &IpConfig) -> Result<(), Uncovered> {
+    let addresses = static_addresses_of(ip);
     let method = ip_method(family, ip, addresses.is_empty())?;
-    s.insert("method".to_owned(), val(method));
-    let data: Vec<HashMap<&str, Value>> = addresses
-        .iter()
-        .map(|(a, len)| HashMap::from([("address", a.as_str().into()), ("prefix", (*len).into())]))
-        .collect();
-    s.insert("address-data".to_owned(), val(data));
-    write_automatic(s, ip, method == "auto" || method == "dhcp")
+    let automatic = method == "auto" || method == "dhcp";
+    // nmstate's `auto-*: false` are NetworkManager's `ignore-*` / `never-default`.
+    let ignores = |auto: Option<bool>| automatic && auto == Some(false);
+    let route_table = ip
+        .auto_route_table_id
+        .filter(|_| automatic)
+        .map(|t| u32::try_from(t).map_err(|_| Uncovered(format!("auto-route-table-id {t}"))))
+        .transpose()?;
+    Ip {
+        method: Some(method.to_owned()),
+        address_data: Some(addresses),
+        ignore_auto_dns: Some(ignores(ip.auto_dns)),
+        route_metric: ip.auto_route_metric.filter(|_| automatic),
+        ..Ip::default()
+    }
+    .write(s, family);
+    // `never-default`, `ignore-auto-routes`, `route-table`: keys [`Ip`] does not name.
+    let section = s.entry(family.section().to_owned()).or_default();
+    section.insert("never-default".to_owned(), val(ignores(ip.auto_gateway)));
+    section.insert(
+        "ignore-auto-routes".to_owned(),
+        val(ignores(ip.auto_routes)),
+    );
+    if let Some(table) = route_table {
+        section.insert("route-table".to_owned(), val(table));
+    }
+    Ok(())
 }
 
-/// The static addresses of nmstate's IP section `ip`, as address and prefix length.
-fn static_addresses_of(ip: &Map<String, Json>) -> Result<Vec<(String, u32)>, Uncovered> {
-    ip.get("address")
-        .and_then(Json::as_array)
-        .map_or(&[][..], Vec::as_slice)
+/// The static addresses of nmstate's IP section `ip`.
+fn static_addresses_of(ip: &IpConfig) -> Vec<AddressData> {
+    ip.address
         .iter()
-        .map(|a| {
-            let ip = a["ip"].as_str();
-            let len = a["prefix-length"]
-                .as_u64()
-                .and_then(|l| u32::try_from(l).ok());
-            ip.zip(len)
-                .map(|(ip, len)| (ip.to_owned(), len))
-                .ok_or_else(|| Uncovered(format!("address {a}")))
+        .flatten()
+        .map(|a| AddressData {
+            address: a.ip.clone(),
+            prefix: a.prefix_length,
         })
         .collect()
 }
 
 /// NetworkManager's `method` for nmstate's IP section `ip` of `family` (`no_address`: it lists
 /// no static address).
-fn ip_method(
-    family: &str,
-    ip: &Map<String, Json>,
-    no_address: bool,
-) -> Result<&'static str, Uncovered> {
-    let flag = |k: &str| ip.get(k).and_then(Json::as_bool);
-    let enabled = flag("enabled").unwrap_or(true);
-    let dhcp = flag("dhcp").unwrap_or(false);
-    let autoconf = flag("autoconf").unwrap_or(false);
+fn ip_method(family: Family, ip: &IpConfig, no_address: bool) -> Result<&'static str, Uncovered> {
+    let enabled = ip.enabled.unwrap_or(true);
+    let dhcp = ip.dhcp.unwrap_or(false);
+    let autoconf = ip.autoconf.unwrap_or(false);
     Ok(match (family, enabled, dhcp, autoconf, no_address) {
         (_, false, ..) => "disabled",
-        ("ipv4", _, true, _, _) => "auto",
-        ("ipv6", _, _, true, _) => "auto",
-        ("ipv6", _, true, false, _) => "dhcp",
+        (Family::V4, _, true, _, _) => "auto",
+        (Family::V6, _, _, true, _) => "auto",
+        (Family::V6, _, true, false, _) => "dhcp",
         (_, _, false, false, false) => "manual",
-        ("ipv6", _, false, false, true) => "link-local",
+        (Family::V6, _, false, false, true) => "link-local",
         // An enabled IPv4 stack with neither DHCP nor an address: nmstate's own rules decide.
         _ => return Err(Uncovered("enabled without DHCP or an address".into())),
     })
 }
 
-/// Writes the switches of `ip`'s automatic configuration into `s` (`automatic`: the method is
-/// DHCP or autoconf; otherwise the switches are off and the table and metric left as they are).
-fn write_automatic(
-    s: &mut Section,
-    ip: &Map<String, Json>,
-    automatic: bool,
-) -> Result<(), Uncovered> {
-    let flag = |k: &str| ip.get(k).and_then(Json::as_bool);
-    // nmstate's `auto-*: false` are NetworkManager's `ignore-*` / `never-default`.
-    for (key, nm_key) in [
-        ("auto-dns", "ignore-auto-dns"),
-        ("auto-gateway", "never-default"),
-        ("auto-routes", "ignore-auto-routes"),
-    ] {
-        s.insert(
-            nm_key.to_owned(),
-            val(automatic && flag(key) == Some(false)),
-        );
+/// A route as `route-data` holds it.
+fn route_data(r: &Route) -> RouteData {
+    RouteData {
+        dest: r.dest.to_string(),
+        prefix: u32::from(r.prefix),
+        next_hop: r.next_hop.map(|h| h.to_string()),
+        metric: Some(r.metric),
+        table: Some(r.table),
     }
-    for (key, nm_key) in [
-        ("auto-route-table-id", "route-table"),
-        ("auto-route-metric", "route-metric"),
-    ] {
-        match ip.get(key).and_then(Json::as_i64) {
-            Some(v) if automatic => {
-                let v = if nm_key == "route-metric" {
-                    val(v)
-                } else {
-                    val(u32::try_from(v).map_err(|_| Uncovered(format!("{key} {v}")))?)
-                };
-                s.insert(nm_key.to_owned(), v);
-            }
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-fn route_data(routes: &[Route]) -> OwnedValue {
-    let data: Vec<HashMap<&str, Value>> = routes
-        .iter()
-        .map(|r| {
-            let mut m = HashMap::from([
-                ("dest", r.dest.to_string().into()),
-                ("prefix", u32::from(r.prefix).into()),
-                ("metric", r.metric.into()),
-                ("table", r.table.into()),
-            ]);
-            if let Some(nh) = r.next_hop {
-                m.insert("next-hop", nh.to_string().into());
-            }
-            m
-        })
-        .collect();
-    val(data)
 }
 
 #[cfg(test)]
@@ -583,6 +514,10 @@ mod tests {
     use super::*;
     use crate::nm::profile;
     use nmstate::NetworkState;
+
+    fn state(s: &NetworkState) -> State {
+        State::from_json(serde_json::to_value(s).unwrap()).unwrap()
+    }
 
     /// A converted node's running configuration as nmstate shows it (`show -r`, trimmed).
     const RUNNING: &str = "interfaces:
@@ -624,12 +559,7 @@ routes:
         let running = NetworkState::new_from_yaml(RUNNING).unwrap();
         let desired = NetworkState::new_from_yaml(desired).unwrap();
         let diff = desired.gen_diff(&running).unwrap();
-        changes(
-            &serde_json::to_value(&diff).unwrap(),
-            &serde_json::to_value(&desired).unwrap(),
-            &serde_json::to_value(&running).unwrap(),
-            &[],
-        )
+        changes(&state(&diff), &state(&desired), &state(&running), &[])
     }
 
     fn route(dest: &str, prefix: u8, via: &str) -> Route {
@@ -717,15 +647,15 @@ routes:
         let running = NetworkState::new_from_yaml(&running).unwrap();
         let desired = NetworkState::new_from_yaml(desired).unwrap();
         let diff = desired.gen_diff(&running).unwrap();
-        let [diff, desired, running] =
-            [&diff, &desired, &running].map(|s| serde_json::to_value(s).unwrap());
+        let diff_json = serde_json::to_value(&diff).unwrap();
+        let [diff, desired, running] = [&diff, &desired, &running].map(state);
         let c = changes(&diff, &desired, &running, &[]).unwrap();
         assert!(
             c.iter()
                 .all(|c| c.routes4.as_deref().is_none_or(|r| r.len() == 1)),
             "{c:?}"
         );
-        assert_eq!(diff_not_in_place(&diff, &desired, &running), None);
+        assert_eq!(diff_not_in_place(&diff_json, &desired, &running), None);
     }
 
     #[test]
@@ -788,13 +718,8 @@ routes:
             .as_array_mut()
             .unwrap()
             .retain(|i| i["name"] != "br-ex");
-        let c = changes(
-            &diff,
-            &serde_json::to_value(&desired).unwrap(),
-            &serde_json::to_value(&running).unwrap(),
-            &["br-ex"],
-        )
-        .unwrap();
+        let diff = State::from_json(diff).unwrap();
+        let c = changes(&diff, &state(&desired), &state(&running), &["br-ex"]).unwrap();
         let [bond, br_ex] = &c[..] else {
             panic!("{c:?}")
         };
@@ -850,7 +775,7 @@ routes:
         profile::set(&mut settings, "connection", "slave-type", "ovs-port");
         profile::set(&mut settings, "connection", "autoconnect-slaves", 1i32);
         profile::set(&mut settings, "ovs-interface", "type", "system");
-        let off = Some(Map::from_iter([("enabled".to_owned(), Json::Bool(false))]));
+        let off = Some(IpConfig::disabled());
         let change = IfaceChange {
             ipv4: off.clone(),
             ipv6: off,

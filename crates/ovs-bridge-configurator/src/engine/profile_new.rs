@@ -8,33 +8,31 @@
 //! a disabled stack for a new interface (nmstate's default). Anything else new (bonds, Linux
 //! bridges) is nmstate's.
 
-use serde_json::{Value as Json, json};
-
 use crate::engine::profile_change::{
-    IfaceChange, Uncovered, apply_to, merged_ip, mtu_of, same_type, unknown_key,
+    IfaceChange, Uncovered, apply_to, merged_ip, mtu_of, unknown_key,
 };
-use crate::nm::profile::{Settings, set};
+use crate::engine::state::{Iface, IpConfig};
+use crate::nm::profile::Settings;
+use crate::nm::setting::{Connection, Family, OvsInterface, Setting, Vlan};
 
 /// The keys of a new interface this module writes.
 const NEW_IFACE_KEYS: &[&str] = &["name", "type", "state", "mtu", "vlan", "ipv4", "ipv6"];
 
-/// The profile of `desired` (one interface of the desired state, nmstate's JSON), an interface
-/// that exists as `running` (its running configuration; None: a new one), and the change it
-/// makes in nmstate's terms (what the kernel is checked against).
+/// The profile of `desired` (one interface of the desired state), an interface that exists as
+/// `running` (its running configuration; None: a new one), and the change it makes in nmstate's
+/// terms (what the kernel is checked against).
 pub fn new_profile(
-    desired: &Json,
-    running: Option<&Json>,
+    desired: &Iface,
+    running: Option<&Iface>,
 ) -> Result<(Settings, IfaceChange), Uncovered> {
-    let name = desired["name"]
-        .as_str()
-        .ok_or_else(|| Uncovered("an unnamed interface".into()))?;
-    if let Some(key) = unknown_key(desired, NEW_IFACE_KEYS) {
+    let name = desired.name.as_str();
+    if let Some(key) = unknown_key(desired.keys(), NEW_IFACE_KEYS) {
         return Err(Uncovered(format!("new interface {name}'s `{key}`")));
     }
-    if desired.get("state").is_some_and(|s| s != "up") {
+    if desired.not_up() {
         return Err(Uncovered(format!(
             "new interface {name} {}",
-            desired["state"]
+            desired.state_json()
         )));
     }
     let kind = profile_kind(desired, running, name)?;
@@ -46,13 +44,20 @@ pub fn new_profile(
     };
     let mut s = connection(&id, kind, name);
     if kind == "vlan" {
-        write_vlan(&mut s, &desired["vlan"], name)?;
+        write_vlan(&mut s, desired, name)?;
     }
     if kind == "ovs-interface" {
         // The port of its own name holds it (the bridge's port list names it).
-        set(&mut s, "connection", "master", name);
-        set(&mut s, "connection", "slave-type", "ovs-port");
-        set(&mut s, "ovs-interface", "type", "internal");
+        Connection {
+            master: Some(name.to_owned()),
+            slave_type: Some("ovs-port".to_owned()),
+            ..Connection::default()
+        }
+        .write(&mut s);
+        OvsInterface {
+            kind: Some("internal".to_owned()),
+        }
+        .write(&mut s);
     }
     let change = new_iface_change(desired, running, name)?;
     apply_to(&mut s, &change)?;
@@ -62,16 +67,14 @@ pub fn new_profile(
 /// The NetworkManager profile type for `desired` (interface `name`): a new VLAN, a new OVS
 /// internal interface, or a NIC that runs as `running`; anything else is nmstate's.
 fn profile_kind(
-    desired: &Json,
-    running: Option<&Json>,
+    desired: &Iface,
+    running: Option<&Iface>,
     name: &str,
 ) -> Result<&'static str, Uncovered> {
-    match (desired["type"].as_str(), running) {
+    match (desired.kind.as_deref(), running) {
         (Some("vlan"), None) => Ok("vlan"),
         (Some("ovs-interface"), None) => Ok("ovs-interface"),
-        (Some("ethernet") | None, Some(r)) if same_type(&r["type"], &json!("ethernet")) => {
-            Ok("802-3-ethernet")
-        }
+        (Some("ethernet") | None, Some(r)) if r.is_of_type("ethernet") => Ok("802-3-ethernet"),
         (t, _) => Err(Uncovered(format!(
             "new interface {name} of type {}",
             t.unwrap_or("unknown")
@@ -80,22 +83,25 @@ fn profile_kind(
 }
 
 /// Writes the `vlan` section of new VLAN `name` from the desired state's `vlan`.
-fn write_vlan(s: &mut Settings, vlan: &Json, name: &str) -> Result<(), Uncovered> {
-    let (Some(parent), Some(id)) = (
-        vlan["base-iface"].as_str(),
-        vlan["id"].as_u64().and_then(|i| u32::try_from(i).ok()),
-    ) else {
+fn write_vlan(s: &mut Settings, desired: &Iface, name: &str) -> Result<(), Uncovered> {
+    let vlan = desired.vlan.clone().unwrap_or_default();
+    let (Some(parent), Some(id)) = (vlan.base_iface, vlan.id.and_then(|i| u32::try_from(i).ok()))
+    else {
         return Err(Uncovered(format!(
             "new VLAN {name} without base-iface and id"
         )));
     };
-    if let Some(key) = unknown_key(vlan, &["base-iface", "id"]) {
+    if let Some(key) = vlan.other.keys().next() {
         return Err(Uncovered(format!("new VLAN {name}'s `{key}`")));
     }
-    set(s, "vlan", "parent", parent);
-    set(s, "vlan", "id", id);
-    // REORDER_HEADERS, as nmstate and nmcli write it.
-    set(s, "vlan", "flags", 1u32);
+    Vlan {
+        parent: Some(parent),
+        id: Some(id),
+        // REORDER_HEADERS, as nmstate and nmcli write it.
+        flags: Some(1),
+        ..Vlan::default()
+    }
+    .write(s);
     Ok(())
 }
 
@@ -103,22 +109,23 @@ fn write_vlan(s: &mut Settings, vlan: &Json, name: &str) -> Result<(), Uncovered
 /// sections, each merged with the running one, or (for a new interface) a disabled stack where
 /// the desired state leaves it out.
 fn new_iface_change(
-    desired: &Json,
-    running: Option<&Json>,
+    desired: &Iface,
+    running: Option<&Iface>,
     name: &str,
 ) -> Result<IfaceChange, Uncovered> {
     let mut change = IfaceChange::new(name);
-    change.mtu = mtu_of(desired.get("mtu"), name)?;
-    let disabled = json!({"enabled": false});
-    for (family, slot) in [("ipv4", &mut change.ipv4), ("ipv6", &mut change.ipv6)] {
-        let now = running.map_or(&Json::Null, |r| &r[family]);
-        let asked = desired.get(family).unwrap_or(if running.is_some() {
-            &Json::Null
-        } else {
-            &disabled
-        });
-        let asked = if asked.is_null() { &json!({}) } else { asked };
-        *slot = Some(merged_ip(now, asked, name, family)?);
+    change.mtu = mtu_of(desired.mtu, name)?;
+    for (family, slot) in [
+        (Family::V4, &mut change.ipv4),
+        (Family::V6, &mut change.ipv6),
+    ] {
+        let now = running.and_then(|r| r.ip(family));
+        let asked = match (desired.ip(family), running) {
+            (Some(ip), _) => ip.clone(),
+            (None, Some(_)) => IpConfig::default(),
+            (None, None) => IpConfig::disabled(),
+        };
+        *slot = Some(merged_ip(now, &asked, name, family)?);
     }
     Ok(change)
 }
@@ -127,16 +134,15 @@ fn new_iface_change(
 /// boot.
 pub fn connection(id: &str, kind: &str, iface: &str) -> Settings {
     let mut s = Settings::new();
-    set(&mut s, "connection", "id", id);
-    set(
-        &mut s,
-        "connection",
-        "uuid",
-        uuid::Uuid::new_v4().to_string(),
-    );
-    set(&mut s, "connection", "type", kind);
-    set(&mut s, "connection", "interface-name", iface);
-    set(&mut s, "connection", "autoconnect", true);
+    Connection {
+        id: Some(id.to_owned()),
+        uuid: Some(uuid::Uuid::new_v4().to_string()),
+        kind: Some(kind.to_owned()),
+        interface_name: Some(iface.to_owned()),
+        autoconnect: Some(true),
+        ..Connection::default()
+    }
+    .write(&mut s);
     s
 }
 
@@ -144,13 +150,18 @@ pub fn connection(id: &str, kind: &str, iface: &str) -> Settings {
 mod tests {
     use super::*;
     use crate::nm::profile::{get_str, get_u32};
+    use serde_json::{Value as Json, json};
+
+    fn from_json(v: Json) -> Iface {
+        serde_json::from_value(v).unwrap()
+    }
 
     #[test]
     fn a_new_vlan_gets_nmstates_settings() {
-        let desired = json!({"name": "bond0.200", "type": "vlan", "state": "up",
+        let desired = from_json(json!({"name": "bond0.200", "type": "vlan", "state": "up",
             "vlan": {"base-iface": "bond0", "id": 200},
             "ipv4": {"enabled": true, "dhcp": false,
-                     "address": [{"ip": "203.0.113.10", "prefix-length": 24}]}});
+                     "address": [{"ip": "203.0.113.10", "prefix-length": 24}]}}));
         let (s, _) = new_profile(&desired, None).unwrap();
         assert_eq!(get_str(&s, "connection", "type").as_deref(), Some("vlan"));
         assert_eq!(
@@ -166,11 +177,11 @@ mod tests {
 
     #[test]
     fn a_nic_without_a_profile_keeps_its_running_sections() {
-        let desired = json!({"name": "ens4", "type": "ethernet", "state": "up",
+        let desired = from_json(json!({"name": "ens4", "type": "ethernet", "state": "up",
             "ipv4": {"enabled": true, "dhcp": false,
-                     "address": [{"ip": "192.0.2.20", "prefix-length": 24}]}});
-        let running = json!({"name": "ens4", "type": "ethernet", "state": "up",
-            "ipv4": {"enabled": false}, "ipv6": {"enabled": true, "dhcp": false, "autoconf": false}});
+                     "address": [{"ip": "192.0.2.20", "prefix-length": 24}]}}));
+        let running = from_json(json!({"name": "ens4", "type": "ethernet", "state": "up",
+            "ipv4": {"enabled": false}, "ipv6": {"enabled": true, "dhcp": false, "autoconf": false}}));
         let (s, _) = new_profile(&desired, Some(&running)).unwrap();
         assert_eq!(
             get_str(&s, "connection", "type").as_deref(),
@@ -182,13 +193,13 @@ mod tests {
 
     #[test]
     fn what_is_not_a_vlan_or_a_nic_is_named() {
-        let bond = json!({"name": "bond1", "type": "bond", "state": "up"});
+        let bond = from_json(json!({"name": "bond1", "type": "bond", "state": "up"}));
         assert_eq!(
             new_profile(&bond, None).unwrap_err().0,
             "new interface bond1 of type bond"
         );
-        let qos = json!({"name": "bond0.7", "type": "vlan", "state": "up",
-            "vlan": {"base-iface": "bond0", "id": 7, "protocol": "802.1ad"}});
+        let qos = from_json(json!({"name": "bond0.7", "type": "vlan", "state": "up",
+            "vlan": {"base-iface": "bond0", "id": 7, "protocol": "802.1ad"}}));
         assert_eq!(
             new_profile(&qos, None).unwrap_err().0,
             "new VLAN bond0.7's `protocol`"

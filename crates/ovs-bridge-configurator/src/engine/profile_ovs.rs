@@ -9,13 +9,14 @@
 //! without a controller and without IP, its OVS port's profile deleted, as nmstate does).
 //! Bridge options, port options (VLAN tags, OVS bonds) and patch or DPDK ports are nmstate's.
 
-use serde_json::Value as Json;
-
 use crate::engine::profile_change::{Uncovered, unknown_key};
 use crate::engine::profile_new::connection;
-use crate::nm::profile::{Settings, set};
+use crate::engine::state::{BridgePort, Iface};
+use crate::nm::profile::Settings;
+use crate::nm::setting::{Connection, Family, Ip, Setting};
 
-/// The keys of an OVS bridge of the desired state this module writes.
+/// The keys of an OVS bridge of the desired state this module writes (those of its `bridge`:
+/// its port list alone).
 const BRIDGE_KEYS: &[&str] = &["name", "type", "state", "bridge"];
 
 /// An OVS bridge's new profiles and the interfaces it takes and lets go.
@@ -32,15 +33,19 @@ pub struct BridgeChange {
     pub detached: Vec<String>,
 }
 
-/// The profiles of `desired`, a new `ovs-bridge` of the desired state (nmstate's JSON).
-pub fn new_bridge(desired: &Json) -> Result<BridgeChange, Uncovered> {
+/// The profiles of `desired`, a new `ovs-bridge` of the desired state.
+pub fn new_bridge(desired: &Iface) -> Result<BridgeChange, Uncovered> {
     let (name, ports) = port_list(desired, "new OVS bridge")?;
     if ports.is_empty() {
         return Err(Uncovered(format!("new OVS bridge {name} without ports")));
     }
     let mut bridge = profile(&format!("{name}-br"), "ovs-bridge", name);
-    set(&mut bridge, "ipv4", "method", "disabled");
-    set(&mut bridge, "ipv6", "method", "disabled");
+    let no_ip = Ip {
+        method: Some("disabled".to_owned()),
+        ..Ip::default()
+    };
+    no_ip.write(&mut bridge, Family::V4);
+    no_ip.write(&mut bridge, Family::V6);
     let mut profiles = vec![bridge];
     profiles.extend(ports.iter().map(|p| port(name, p)));
     Ok(BridgeChange {
@@ -55,22 +60,21 @@ pub fn new_bridge(desired: &Json) -> Result<BridgeChange, Uncovered> {
 /// The new ports of `desired`, an `ovs-bridge` of the desired state that runs as `running`,
 /// and the interfaces it lets go; None when its port list names the ports it has.
 pub fn bridge_port_changes(
-    desired: &Json,
-    running: &Json,
+    desired: &Iface,
+    running: &Iface,
 ) -> Result<Option<BridgeChange>, Uncovered> {
     // No port list: nmstate keeps the ports it has.
-    if desired["bridge"].get("port").is_none() {
+    if desired.bridge.as_ref().is_none_or(|b| b.port.is_none()) {
         return Ok(None);
     }
     let (name, ports) = port_list(desired, "OVS bridge")?;
     let mut now = Vec::new();
-    for p in running["bridge"]["port"].as_array().into_iter().flatten() {
-        let port_name = p["name"].as_str().unwrap_or_default();
+    for p in ports_of(running) {
         // A port's own settings (a VLAN tag, an OVS bond) would be nmstate's to merge.
-        if let Some(key) = unknown_key(p, &["name"]) {
-            return Err(Uncovered(format!("{name}'s port {port_name}'s `{key}`")));
+        if let Some(key) = p.other.keys().next() {
+            return Err(Uncovered(format!("{name}'s port {}'s `{key}`", p.name)));
         }
-        now.push(port_name.to_owned());
+        now.push(p.name.clone());
     }
     let added: Vec<String> = ports.iter().filter(|p| !now.contains(p)).cloned().collect();
     let detached: Vec<String> = now.into_iter().filter(|p| !ports.contains(p)).collect();
@@ -86,30 +90,35 @@ pub fn bridge_port_changes(
     }))
 }
 
+/// The entries of `bridge`'s port list (none without one).
+fn ports_of(bridge: &Iface) -> &[BridgePort] {
+    bridge
+        .bridge
+        .as_ref()
+        .and_then(|b| b.port.as_deref())
+        .unwrap_or_default()
+}
+
 /// `desired`'s name and the names of its ports (`what`: how an error names it), or what of it
 /// this module does not write.
-fn port_list<'d>(desired: &'d Json, what: &str) -> Result<(&'d str, Vec<String>), Uncovered> {
-    let name = desired["name"]
-        .as_str()
-        .ok_or_else(|| Uncovered(format!("an unnamed {what}")))?;
-    if let Some(key) = unknown_key(desired, BRIDGE_KEYS) {
+fn port_list<'d>(desired: &'d Iface, what: &str) -> Result<(&'d str, Vec<String>), Uncovered> {
+    let name = desired.name.as_str();
+    if let Some(key) = unknown_key(desired.keys(), BRIDGE_KEYS) {
         return Err(Uncovered(format!("{what} {name}'s `{key}`")));
     }
-    if desired.get("state").is_some_and(|s| s != "up") {
-        return Err(Uncovered(format!("{what} {name} {}", desired["state"])));
+    if desired.not_up() {
+        return Err(Uncovered(format!("{what} {name} {}", desired.state_json())));
     }
-    if let Some(key) = unknown_key(&desired["bridge"], &["port"]) {
+    let bridge_key = desired.bridge.as_ref().and_then(|b| b.other.keys().next());
+    if let Some(key) = bridge_key {
         return Err(Uncovered(format!("{what} {name}'s `bridge.{key}`")));
     }
     let mut ports = Vec::new();
-    for port in desired["bridge"]["port"].as_array().into_iter().flatten() {
-        let Some(port_name) = port["name"].as_str() else {
-            return Err(Uncovered(format!("an unnamed port of {name}")));
-        };
-        if let Some(key) = unknown_key(port, &["name"]) {
-            return Err(Uncovered(format!("{name}'s port {port_name}'s `{key}`")));
+    for port in ports_of(desired) {
+        if let Some(key) = port.other.keys().next() {
+            return Err(Uncovered(format!("{name}'s port {}'s `{key}`", port.name)));
         }
-        ports.push(port_name.to_owned());
+        ports.push(port.name.clone());
     }
     Ok((name, ports))
 }
@@ -117,15 +126,23 @@ fn port_list<'d>(desired: &'d Json, what: &str) -> Result<(&'d str, Vec<String>)
 /// The OVS port of `bridge` that holds `iface`, under nmstate's name for it.
 fn port(bridge: &str, iface: &str) -> Settings {
     let mut s = profile(&format!("{iface}-port"), "ovs-port", iface);
-    set(&mut s, "connection", "master", bridge);
-    set(&mut s, "connection", "slave-type", "ovs-bridge");
+    Connection {
+        master: Some(bridge.to_owned()),
+        slave_type: Some("ovs-bridge".to_owned()),
+        ..Connection::default()
+    }
+    .write(&mut s);
     s
 }
 
 /// A bridge's or port's profile: `kind`'s empty section, up at boot and bringing its ports up.
 fn profile(id: &str, kind: &str, iface: &str) -> Settings {
     let mut s = connection(id, kind, iface);
-    set(&mut s, "connection", "autoconnect-slaves", 1i32);
+    Connection {
+        autoconnect_slaves: Some(1),
+        ..Connection::default()
+    }
+    .write(&mut s);
     s.insert(kind.to_owned(), Default::default());
     s
 }
@@ -134,12 +151,16 @@ fn profile(id: &str, kind: &str, iface: &str) -> Settings {
 mod tests {
     use super::*;
     use crate::nm::profile::get_str;
-    use serde_json::json;
+    use serde_json::{Value as Json, json};
+
+    fn from_json(v: Json) -> Iface {
+        serde_json::from_value(v).unwrap()
+    }
 
     #[test]
     fn a_bridge_and_a_port_per_entry_as_nmstate_names_them() {
-        let desired = json!({"name": "br-ex", "type": "ovs-bridge", "state": "up",
-            "bridge": {"port": [{"name": "bond0"}, {"name": "br-ex"}]}});
+        let desired = from_json(json!({"name": "br-ex", "type": "ovs-bridge", "state": "up",
+            "bridge": {"port": [{"name": "bond0"}, {"name": "br-ex"}]}}));
         let b = new_bridge(&desired).unwrap();
         assert_eq!(b.ports, ["bond0", "br-ex"]);
         let ids: Vec<String> = b.profiles.iter().map(crate::nm::profile::id).collect();
@@ -165,23 +186,23 @@ mod tests {
 
     #[test]
     fn options_and_tagged_ports_are_named() {
-        let options = json!({"name": "br1", "type": "ovs-bridge", "state": "up",
-            "bridge": {"options": {"stp": true}, "port": [{"name": "e2"}]}});
+        let options = from_json(json!({"name": "br1", "type": "ovs-bridge", "state": "up",
+            "bridge": {"options": {"stp": true}, "port": [{"name": "e2"}]}}));
         assert_eq!(
             new_bridge(&options).unwrap_err().0,
             "new OVS bridge br1's `bridge.options`"
         );
-        let tagged = json!({"name": "br1", "type": "ovs-bridge", "state": "up",
-            "bridge": {"port": [{"name": "e2", "vlan": {"mode": "access", "tag": 7}}]}});
+        let tagged = from_json(json!({"name": "br1", "type": "ovs-bridge", "state": "up",
+            "bridge": {"port": [{"name": "e2", "vlan": {"mode": "access", "tag": 7}}]}}));
         assert_eq!(new_bridge(&tagged).unwrap_err().0, "br1's port e2's `vlan`");
     }
 
     #[test]
     fn a_bridge_that_exists_gets_its_new_ports_and_lets_go_of_the_others() {
-        let desired = json!({"name": "br-ex", "type": "ovs-bridge", "state": "up",
-            "bridge": {"port": [{"name": "bond0.300"}, {"name": "br-ex"}]}});
-        let running = json!({"name": "br-ex", "type": "ovs-bridge", "state": "up",
-            "bridge": {"port": [{"name": "bond0"}, {"name": "br-ex"}]}});
+        let desired = from_json(json!({"name": "br-ex", "type": "ovs-bridge", "state": "up",
+            "bridge": {"port": [{"name": "bond0.300"}, {"name": "br-ex"}]}}));
+        let running = from_json(json!({"name": "br-ex", "type": "ovs-bridge", "state": "up",
+            "bridge": {"port": [{"name": "bond0"}, {"name": "br-ex"}]}}));
         let b = bridge_port_changes(&desired, &running).unwrap().unwrap();
         assert!(!b.new);
         assert_eq!(b.ports, ["bond0.300"]);
@@ -190,12 +211,12 @@ mod tests {
         assert_eq!(ids, ["bond0.300-port"]);
         // The ports it has, or no port list: nothing to do.
         assert!(bridge_port_changes(&running, &running).unwrap().is_none());
-        let no_list = json!({"name": "br-ex", "type": "ovs-bridge", "state": "up"});
+        let no_list = from_json(json!({"name": "br-ex", "type": "ovs-bridge", "state": "up"}));
         assert!(bridge_port_changes(&no_list, &running).unwrap().is_none());
         // A port with settings of its own is nmstate's to merge.
-        let tagged = json!({"name": "br-ex", "type": "ovs-bridge", "state": "up",
+        let tagged = from_json(json!({"name": "br-ex", "type": "ovs-bridge", "state": "up",
             "bridge": {"port": [{"name": "bond0", "vlan": {"mode": "access", "tag": 7}},
-                {"name": "br-ex"}]}});
+                {"name": "br-ex"}]}}));
         assert_eq!(
             bridge_port_changes(&desired, &tagged).unwrap_err().0,
             "br-ex's port bond0's `vlan`"

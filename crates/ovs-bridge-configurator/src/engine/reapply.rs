@@ -30,13 +30,14 @@ use zbus::zvariant::OwnedObjectPath;
 use crate::engine::change::{ChangeFailed, Failed, Lasting, Renegotiating};
 use crate::engine::in_kernel;
 use crate::engine::plan_ports::{
-    existing_bridges_port_changes, iface_in, implied_moves, kept_ports, new_ports, ports_known,
-    ports_moved,
+    existing_bridges_port_changes, implied_moves, kept_ports, new_ports, ports_known, ports_moved,
 };
 use crate::engine::profile_change::{self, IfaceChange, Uncovered};
 use crate::engine::profile_new;
 use crate::engine::profile_ovs::{self, BridgeChange};
+use crate::engine::state::{Iface, IpConfig, State};
 use crate::nm::profile::{self, Settings};
+use crate::nm::setting::{Connection, Family, Ip, Setting};
 use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm, NmError, Store};
 
 /// How long a written change may take to be in place (an address NetworkManager sets a moment
@@ -121,6 +122,12 @@ fn json(state: &NetworkState) -> Result<Json, ChangeFailed> {
     serde_json::to_value(state).map_err(|e| ChangeFailed::Verify(format!("nmstate's state: {e}")))
 }
 
+/// `state` as the engine reads it; one it cannot read is nmstate's to apply.
+fn plan_view(state: &NetworkState) -> Result<State, Stop> {
+    State::from_json(json(state)?)
+        .map_err(|e| Uncovered(format!("nmstate's state as the engine reads it ({e})")).into())
+}
+
 /// A failed call to NetworkManager, as the change's failure.
 fn nm_failed(e: NmError) -> ChangeFailed {
     ChangeFailed::NetworkManager(Box::new(e))
@@ -168,34 +175,30 @@ async fn plan_or_stop(nm: &Nm, desired: &NetworkState, lasting: Lasting) -> Resu
     let devices = nm.devices().await.map_err(nm_failed)?;
     // A new interface other than a VLAN on one that exists is nmstate's to create: said without
     // reading the whole state (seconds on a slow node) for nothing.
-    let json_desired = json(desired)?;
+    let asked = plan_view(desired)?;
     let is_device = |name: &str| devices.iter().any(|d| d.interface == name);
-    let (mut creates, mut bridges) = new_interfaces(&json_desired, is_device)?;
+    let (mut creates, mut bridges) = new_interfaces(&asked, is_device)?;
     let (now, diff) = running_and_diff(desired).await?;
-    let json_now = json(&now)?;
-    creates.extend(nic_profiles(nm, &devices, &json_desired, &json_now).await?);
-    bridges.extend(existing_bridges_port_changes(
-        &json_desired,
-        &json_now,
-        is_device,
-    )?);
+    let running = plan_view(&now)?;
+    creates.extend(nic_profiles(nm, &devices, &asked, &running).await?);
+    bridges.extend(existing_bridges_port_changes(&asked, &running, is_device)?);
     let stored = stored_for_port_changes(nm, &bridges).await?;
     let kept_ports = kept_ports(&stored, &mut bridges);
     ports_known(&bridges, &creates, is_device)?;
     new_ports(&bridges, &mut creates)?;
-    let json_diff = without_new_interfaces(json(&diff)?, &creates, &bridges);
+    let diff = without_new_interfaces(plan_view(&diff)?, &creates, &bridges);
     let new: Vec<&str> = creates.iter().map(|(_, c)| c.name.as_str()).collect();
-    let mut changes = profile_change::changes(&json_diff, &json_desired, &json_now, &new)?;
-    implied_moves(&bridges, &mut changes, &json_now, is_device)?;
+    let mut changes = profile_change::changes(&diff, &asked, &running, &new)?;
+    implied_moves(&bridges, &mut changes, &running, is_device)?;
     ports_moved(&bridges, &changes, is_device)?;
     let (mut rewrites, orphans) =
-        detachments(nm, &devices, &stored, &bridges, &json_now, lasting).await?;
-    rewrites.extend(rewrites_of(nm, &devices, &changes, &mut creates, &json_now).await?);
+        detachments(nm, &devices, &stored, &bridges, &running, lasting).await?;
+    rewrites.extend(rewrites_of(nm, &devices, &changes, &mut creates, &running).await?);
     let creates = creates
         .into_iter()
         .map(|(settings, change)| Create {
             iface: change.name.clone(),
-            expected: in_kernel::expected(&change, &json_now),
+            expected: in_kernel::expected(&change, &running),
             settings,
         })
         .collect();
@@ -208,25 +211,29 @@ async fn plan_or_stop(nm: &Nm, desired: &NetworkState, lasting: Lasting) -> Resu
     })
 }
 
-/// The profiles of the interfaces of `desired` (nmstate's JSON) no device has yet: new OVS
-/// bridges, and new VLANs on interfaces that exist or OVS internal interfaces.
+/// The profiles of the interfaces of `desired` no device has yet: new OVS bridges, and new VLANs
+/// on interfaces that exist or OVS internal interfaces.
 fn new_interfaces(
-    desired: &Json,
+    desired: &State,
     is_device: impl Fn(&str) -> bool,
 ) -> Result<(NewProfiles, Vec<BridgeChange>), Uncovered> {
     let mut creates = Vec::new();
     let mut bridges = Vec::new();
-    for iface in desired["interfaces"].as_array().into_iter().flatten() {
-        let name = iface["name"].as_str().unwrap_or_default();
-        if iface["state"] == "absent" || is_device(name) {
+    for iface in &desired.interfaces {
+        let name = iface.name.as_str();
+        if iface.is_absent() || is_device(name) {
             continue;
         }
-        if iface["type"] == "ovs-bridge" {
+        let kind = iface.kind.as_deref();
+        if kind == Some("ovs-bridge") {
             bridges.push(profile_ovs::new_bridge(iface)?);
             continue;
         }
-        let parent = iface["vlan"]["base-iface"].as_str().unwrap_or_default();
-        if iface["type"] == "vlan" && !is_device(parent) {
+        let vlan = iface.vlan.as_ref();
+        let parent = vlan
+            .and_then(|v| v.base_iface.as_deref())
+            .unwrap_or_default();
+        if kind == Some("vlan") && !is_device(parent) {
             return Err(Uncovered(format!(
                 "new interface {name} on new interface {parent}"
             )));
@@ -267,16 +274,15 @@ async fn stored_for_port_changes(
 /// OVS bridges of `bridges`): nmstate validated them with the rest, and what they are is written
 /// by [`profile_new`] and [`profile_ovs`].
 fn without_new_interfaces(
-    mut diff: Json,
+    mut diff: State,
     creates: &[(Settings, IfaceChange)],
     bridges: &[BridgeChange],
-) -> Json {
-    if let Some(ifaces) = diff["interfaces"].as_array_mut() {
-        let created = |i: &Json| creates.iter().any(|(_, c)| i["name"] == c.name.as_str());
-        let bridge =
-            |i: &Json| i["type"] == "ovs-bridge" && bridges.iter().any(|b| i["name"] == b.name);
-        ifaces.retain(|i| !created(i) && !bridge(i));
-    }
+) -> State {
+    let created = |i: &Iface| creates.iter().any(|(_, c)| i.name == c.name);
+    let bridge = |i: &Iface| {
+        i.kind.as_deref() == Some("ovs-bridge") && bridges.iter().any(|b| i.name == b.name)
+    };
+    diff.interfaces.retain(|i| !created(i) && !bridge(i));
     diff
 }
 
@@ -287,7 +293,7 @@ async fn detachments(
     devices: &[crate::nm::Device],
     stored: &[crate::nm::Profile],
     bridges: &[BridgeChange],
-    running: &Json,
+    running: &State,
     lasting: Lasting,
 ) -> Result<(Vec<Rewrite>, Vec<(String, String)>), Stop> {
     let mut rewrites = Vec::new();
@@ -309,7 +315,7 @@ async fn rewrites_of(
     devices: &[crate::nm::Device],
     changes: &[IfaceChange],
     creates: &mut [(Settings, IfaceChange)],
-    running: &Json,
+    running: &State,
 ) -> Result<Vec<Rewrite>, Stop> {
     let mut rewrites = Vec::new();
     for change in changes {
@@ -333,25 +339,19 @@ async fn detach(
     devices: &[crate::nm::Device],
     stored: &[crate::nm::Profile],
     name: &str,
-    running: &Json,
+    running: &State,
     lasting: Lasting,
 ) -> Result<(Rewrite, String), Stop> {
-    let off = || {
-        Some(serde_json::Map::from_iter([(
-            "enabled".into(),
-            false.into(),
-        )]))
-    };
     let change = IfaceChange {
-        ipv4: off(),
-        ipv6: off(),
+        ipv4: Some(IpConfig::disabled()),
+        ipv6: Some(IpConfig::disabled()),
         detached: true,
         ..IfaceChange::new(name)
     };
     let Some(r) = rewrite(nm, devices, &change, running).await? else {
         return Err(Uncovered(format!("{name}'s profile, already detached")).into());
     };
-    let master = profile::get_str(&r.old, "connection", "master").unwrap_or_default();
+    let master = Connection::of(&r.old).master.unwrap_or_default();
     let Some(port) = devices
         .iter()
         .filter(|d| d.device_type == DEVICE_TYPE_OVS_PORT)
@@ -384,20 +384,20 @@ async fn detach(
 async fn nic_profiles(
     nm: &Nm,
     devices: &[crate::nm::Device],
-    desired: &Json,
-    running: &Json,
+    desired: &State,
+    running: &State,
 ) -> Result<NewProfiles, Stop> {
-    let profileless: Vec<&crate::nm::Device> = devices
+    let profileless: Vec<(&crate::nm::Device, &Iface)> = devices
         .iter()
         .filter(|d| d.active_uuid.is_none() && NIC_TYPES.contains(&d.device_type))
-        .filter(|d| iface_in(desired, &d.interface).is_some_and(|i| i["state"] != "absent"))
+        .filter_map(|d| Some((d, desired.iface(&d.interface).filter(|i| !i.is_absent())?)))
         .collect();
     if profileless.is_empty() {
         return Ok(Vec::new());
     }
     let profiles = nm.profiles().await.map_err(nm_failed)?;
     let mut out = Vec::new();
-    for d in profileless {
+    for (d, asked) in profileless {
         let name = d.interface.as_str();
         if profiles
             .iter()
@@ -407,12 +407,17 @@ async fn nic_profiles(
         }
         // Without a profile the running configuration may not show it: what nmstate merges
         // with then is the kernel's (IPv4 off, IPv6 on where the kernel has it: link-local).
-        let now = iface_in(running, name).unwrap_or_else(|| {
-            serde_json::json!({"name": name, "type": "ethernet",
-                "ipv4": {"enabled": false}, "ipv6": {"enabled": kernel_ipv6(name)}})
+        let now = running.iface(name).cloned().unwrap_or_else(|| Iface {
+            name: name.to_owned(),
+            kind: Some("ethernet".to_owned()),
+            ipv4: Some(IpConfig::disabled()),
+            ipv6: Some(IpConfig {
+                enabled: Some(kernel_ipv6(name)),
+                ..IpConfig::default()
+            }),
+            ..Iface::default()
         });
-        let asked = iface_in(desired, name).unwrap_or_default();
-        out.push(profile_new::new_profile(&asked, Some(&now))?);
+        out.push(profile_new::new_profile(asked, Some(&now))?);
     }
     Ok(out)
 }
@@ -432,7 +437,7 @@ async fn rewrite(
     nm: &Nm,
     devices: &[crate::nm::Device],
     change: &IfaceChange,
-    running: &Json,
+    running: &State,
 ) -> Result<Option<Rewrite>, Stop> {
     let name = &change.name;
     let (device, uuid) = addresses_device(devices, name)?;
@@ -494,22 +499,21 @@ fn addresses_device<'d>(
 /// (it writes them into another interface's profile, which it picks by its own rules): such a
 /// change is nmstate's, or the node would boot without them.
 fn dns_stays(old: &Settings, new: &Settings, name: &str) -> Result<(), Uncovered> {
-    match ["ipv4", "ipv6"]
+    match [Family::V4, Family::V6]
         .into_iter()
-        .find(|f| has_dns(old, f) && !profile::configures_ip(new, f))
+        .find(|f| has_dns(old, *f) && !Ip::configures(new, *f))
     {
         Some(family) => Err(Uncovered(format!(
-            "{name}'s {family} DNS settings, which nmstate moves with its IP configuration"
+            "{name}'s {} DNS settings, which nmstate moves with its IP configuration",
+            family.section()
         ))),
         None => Ok(()),
     }
 }
 
 /// Whether `s` holds static DNS settings (servers, search domains, options) for `family`.
-fn has_dns(s: &Settings, family: &str) -> bool {
-    ["dns", "dns-data", "dns-search", "dns-options"]
-        .iter()
-        .any(|k| profile::array_len(s, family, k) > 0)
+fn has_dns(s: &Settings, family: Family) -> bool {
+    Ip::of(s, family).has_static_dns()
 }
 
 /// Writes and activates `plan` inside a checkpoint, verifies it (in the kernel, or `desired`
@@ -777,8 +781,9 @@ async fn write(
     settings: &Settings,
     store: Store,
 ) -> Result<(), ChangeFailed> {
-    let id = profile::get_str(settings, "connection", "id").unwrap_or_default();
-    let iface = profile::get_str(settings, "connection", "interface-name").unwrap_or_default();
+    let connection = Connection::of(settings);
+    let id = connection.id.unwrap_or_default();
+    let iface = connection.interface_name.unwrap_or_default();
     nm.update(profile, settings, store)
         .await
         .map_err(nm_failed)?;
@@ -831,13 +836,12 @@ async fn verify_in_kernel(expected: &[&in_kernel::Expected]) -> Result<(), Chang
 /// its own verification), reading it again every [`VERIFY_EVERY`] within [`VERIFY_BOUND`].
 async fn verify_with_nmstate(desired: &NetworkState) -> Result<(), ChangeFailed> {
     let start = Instant::now();
-    let json_desired = json(desired)?;
+    let asked = verify_view(desired)?;
     loop {
         let now = read_running().await?;
         let diff = desired.gen_diff(&now).map_err(ChangeFailed::Nmstate)?;
-        let Some(still) =
-            profile_change::diff_not_in_place(&json(&diff)?, &json_desired, &json(&now)?)
-        else {
+        let running = verify_view(&now)?;
+        let Some(still) = profile_change::diff_not_in_place(&json(&diff)?, &asked, &running) else {
             tracing::info!("verified in {:.2}s", start.elapsed().as_secs_f64());
             return Ok(());
         };
@@ -851,6 +855,12 @@ async fn verify_with_nmstate(desired: &NetworkState) -> Result<(), ChangeFailed>
     }
 }
 
+/// `state` as the engine reads it, to verify a change with.
+fn verify_view(state: &NetworkState) -> Result<State, ChangeFailed> {
+    State::from_json(json(state)?)
+        .map_err(|e| ChangeFailed::Verify(format!("nmstate's state: {e}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -859,9 +869,9 @@ mod tests {
     fn dns_settings_are_seen_and_a_port_or_a_disabled_stack_has_no_ip() {
         let mut s = Settings::new();
         profile::set(&mut s, "ipv4", "method", "manual");
-        assert!(!has_dns(&s, "ipv4"));
+        assert!(!has_dns(&s, Family::V4));
         profile::set(&mut s, "ipv4", "dns", vec![0x0164_33c6u32]);
-        assert!(has_dns(&s, "ipv4") && !has_dns(&s, "ipv6"));
+        assert!(has_dns(&s, Family::V4) && !has_dns(&s, Family::V6));
         assert!(profile::configures_ip(&s, "ipv4") && !profile::configures_ip(&s, "ipv6"));
         profile::set(&mut s, "ipv4", "method", "disabled");
         assert!(!profile::configures_ip(&s, "ipv4"));

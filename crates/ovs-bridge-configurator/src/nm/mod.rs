@@ -599,7 +599,7 @@ impl Nm {
         settings: &Settings,
         store: Store,
     ) -> Result<OwnedObjectPath, NmError> {
-        let id = crate::nm::profile::get_str(settings, "connection", "id").unwrap_or_default();
+        let id = crate::nm::profile::id(settings);
         let s = self.settings().await?;
         let (path, _) = s
             .add_connection2(settings, store as u32, &BTreeMap::new())

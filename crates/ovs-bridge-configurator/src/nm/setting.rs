@@ -176,9 +176,13 @@ pub enum DnsServers {
 impl Field for DnsServers {
     fn read(v: &Value<'_>) -> Option<Self> {
         let Value::Array(a) = v else { return None };
-        let v4: Option<Vec<u32>> = a.iter().map(|x| u32::read(x)).collect();
-        if let Some(v4) = v4 {
-            return Some(DnsServers::V4(v4));
+        // The element type tells the families apart, also for an empty array.
+        if a.element_signature().to_string() == "u" {
+            return a
+                .iter()
+                .map(|x| u32::read(x))
+                .collect::<Option<Vec<u32>>>()
+                .map(DnsServers::V4);
         }
         a.iter()
             .map(|x| match x {
@@ -548,6 +552,15 @@ mod tests {
         assert_eq!(Ip::of(&s, Family::V4), ip);
         assert!(Ip::of(&s, Family::V4).has_static_dns());
         assert!(!Ip::of(&s, Family::V6).has_static_dns());
+    }
+
+    #[test]
+    fn an_empty_nameserver_list_keeps_its_family() {
+        let mut s = Settings::new();
+        profile::set(&mut s, "ipv6", "dns", Vec::<Vec<u8>>::new());
+        profile::set(&mut s, "ipv4", "dns", Vec::<u32>::new());
+        assert_eq!(Ip::of(&s, Family::V6).dns, Some(DnsServers::V6(vec![])));
+        assert_eq!(Ip::of(&s, Family::V4).dns, Some(DnsServers::V4(vec![])));
     }
 
     #[test]

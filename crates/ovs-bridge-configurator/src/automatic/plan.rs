@@ -662,11 +662,12 @@ fn uplink_profile(
         assigned_mac_address: clone_mac.then(|| u.mac.clone()),
     }
     .write(&mut s);
-    // String-keyed: `nm::setting` has `lldp` as NetworkManager sends it (`i`), and this copies
-    // only a string value.
-    if let Some(v) = p::get_str(u.old, "connection", "lldp") {
-        p::set(&mut s, "connection", "lldp", v.as_str());
+    // configure-ovs copies a non-default `connection.lldp`; NetworkManager sends only those.
+    Connection {
+        lldp: Connection::of(u.old).lldp,
+        ..Connection::default()
     }
+    .write(&mut s);
     s
 }
 

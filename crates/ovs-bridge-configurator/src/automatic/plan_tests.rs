@@ -962,3 +962,38 @@ fn bond_port_clones_get_autoconnect_before_anything_is_activated() {
         ]
     );
 }
+
+#[test]
+fn the_uplinks_lldp_mode_is_copied_to_its_port_profile() {
+    // NetworkManager sends `connection.lldp` as an int32, and only when it is not the default.
+    let uplink = profile(
+        "Wired connection 1",
+        "orig",
+        "802-3-ethernet",
+        "ens3",
+        vec![
+            ("ipv4", "method", "auto".into()),
+            ("connection", "lldp", 1i32.into()),
+        ],
+    );
+    let plan = run(
+        &[active(uplink)],
+        &[device("ens3", Some("orig"))],
+        &uplink_snapshot(),
+        &Files::default(),
+    )
+    .unwrap();
+    let phys = added(&plan, "ovs-if-phys0");
+    assert!(matches!(
+        phys["connection"].get("lldp").map(|v| &**v),
+        Some(Value::I32(1))
+    ));
+    let plain = run(
+        &[active(dhcp())],
+        &[device("ens3", Some("orig"))],
+        &uplink_snapshot(),
+        &Files::default(),
+    )
+    .unwrap();
+    assert!(!added(&plain, "ovs-if-phys0")["connection"].contains_key("lldp"));
+}

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value as Json};
 
 use crate::engine::state::{IpConfig, RouteEntry, State};
-use crate::nm::profile::{Settings, val};
+use crate::nm::profile::Settings;
 use crate::nm::setting::{
     AddressData, Connection, ConnectionKey, Ethernet, Family, Ip, IpKey, OvsInterface, RouteData,
     Setting,
@@ -451,20 +451,13 @@ fn write_ip(s: &mut Settings, family: Family, ip: &IpConfig) -> Result<(), Uncov
         method: Some(method.to_owned()),
         address_data: Some(addresses),
         ignore_auto_dns: Some(ignores(ip.auto_dns)),
+        ignore_auto_routes: Some(ignores(ip.auto_routes)),
+        never_default: Some(ignores(ip.auto_gateway)),
+        route_table,
         route_metric: ip.auto_route_metric.filter(|_| automatic),
         ..Ip::default()
     }
     .write(s, family);
-    // `never-default`, `ignore-auto-routes`, `route-table`: keys [`Ip`] does not name.
-    let section = s.entry(family.section().to_owned()).or_default();
-    section.insert("never-default".to_owned(), val(ignores(ip.auto_gateway)));
-    section.insert(
-        "ignore-auto-routes".to_owned(),
-        val(ignores(ip.auto_routes)),
-    );
-    if let Some(table) = route_table {
-        section.insert("route-table".to_owned(), val(table));
-    }
     Ok(())
 }
 

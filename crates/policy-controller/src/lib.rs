@@ -39,6 +39,7 @@ pub mod plan;
 pub mod policy;
 pub mod render;
 pub mod rollout;
+pub mod runtime;
 pub mod select;
 pub mod status;
 
@@ -48,5 +49,6 @@ use std::process::ExitCode;
 pub fn run(cli: &cli::Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         cli::Command::Render(args) => commands::render::exec(args),
+        cli::Command::Run(args) => commands::run::exec(args),
     }
 }

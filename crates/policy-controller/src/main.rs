@@ -5,5 +5,6 @@ use policy_controller::cli::Cli;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    selection::logging::init(&cli.verbosity, false);
     selection::app::exit("policy-controller", policy_controller::run(&cli))
 }

@@ -173,10 +173,24 @@ fn bad_input_exits_2_with_one_line_naming_the_file_and_prints_nothing() {
 }
 
 #[test]
-fn there_is_no_run_command_yet() {
+fn run_refuses_a_renewal_period_too_long_for_the_lease_before_reaching_any_cluster() {
     let out = Command::new(env!("CARGO_BIN_EXE_policy-controller"))
-        .arg("run")
+        .args([
+            "run",
+            "--identity",
+            "a",
+            "--lease-duration",
+            "2",
+            "--lease-retry",
+            "1",
+        ])
+        .env("KUBECONFIG", "/nonexistent")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("--lease-retry (1 s) must be under half"),
+        "{stderr}"
+    );
 }

@@ -2713,3 +2713,106 @@ fn a_live_port_change_of_br_ex_is_committed_or_rolled_back_whole() {
     );
     drop(nowhere);
 }
+
+/// An address on a second NIC, as a policy's desired state: the harness kernel has no 8021q
+/// (test-harness.md), so this stands in for a VLAN with an address (same additive shape; the
+/// real-kernel tier has VLANs).
+const VLAN_POLICY: &str = "interfaces:
+- name: eth3
+  type: ethernet
+  state: up
+  ipv4: {enabled: true, dhcp: false, address: [{ip: 192.0.2.20, prefix-length: 24}]}
+";
+
+/// The node's policies as policy-controller's MachineConfig writes them
+/// (`/etc/nmstate/openshift/policies/<policy>.yml`, `policies/nodes/<node>`), on an automatic
+/// br-ex: another node's list changes nothing here; this node's list naming a policy gets its
+/// address (a VLAN's stand-in) from `apply-nmstate --live` and the record, and an unchanged list is not applied
+/// again; a policy that removes br-ex is refused with the guard's reason (a Warning Event, the
+/// network and the record unchanged); the list gone (its policies deleted) leaves the network as
+/// it is; at boot (`apply`) the policies are applied on the br-ex just built.
+#[test]
+fn a_nodes_policies_apply_on_br_ex_and_one_removing_br_ex_is_refused() {
+    if !require_root("a_nodes_policies_apply_on_br_ex_and_one_removing_br_ex_is_refused") {
+        return;
+    }
+    let c = Case::converted();
+    c.node.ns.nic("eth3").unwrap();
+    let (api, cfg) = api_int(&c, "");
+    let live = || {
+        c.command(&["apply-nmstate", "--live"], &cfg)
+            .output()
+            .unwrap()
+    };
+    let dir = c.etc.join("nmstate/openshift/policies");
+    let list = dir.join("nodes/node1");
+    let record = (c.node.view.run_dir()).join("ovs-bridge-configurator/policies-applied.yml");
+    let vlan = || {
+        c.node
+            .ns
+            .ip(&["-br", "addr", "show", "dev", "eth3"])
+            .unwrap_or_default()
+    };
+    fs::create_dir_all(dir.join("nodes")).unwrap();
+    fs::write(dir.join("vlan.yml"), VLAN_POLICY).unwrap();
+    fs::write(dir.join("nodes/other-node"), "vlan\n").unwrap();
+    let profiles = c.profile_names();
+    let o = live();
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(
+        log(&o).contains("no policies for node node1"),
+        "{}",
+        log(&o)
+    );
+    assert_eq!(c.profile_names(), profiles);
+    assert!(!record.exists() && !vlan().contains("192.0.2.20"));
+
+    fs::write(&list, "vlan\n").unwrap();
+    let o = live();
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(vlan().contains("192.0.2.20/24"), "{}", vlan());
+    let applied = fs::read_to_string(&record).unwrap();
+    assert!(applied.contains("192.0.2.20"), "{applied}");
+    assert!(c.ready() && c.reachable());
+    let o = live();
+    assert!(log(&o).contains("are applied already"), "{}", log(&o));
+
+    let drop = "interfaces:\n- name: br-ex\n  type: ovs-bridge\n  state: absent\n";
+    fs::write(dir.join("drop-br-ex.yml"), drop).unwrap();
+    fs::write(&list, "vlan\ndrop-br-ex\n").unwrap();
+    let o = live();
+    assert!(!o.status.success(), "{}", log(&o));
+    let why = "it removes br-ex, the bridge the node IP lives on";
+    assert!(log(&o).contains(why), "{}", log(&o));
+    let events = api.posted_events();
+    let e = events.last().unwrap();
+    assert_eq!(e["reason"], "NMStatePolicyRefused", "{e:#}");
+    assert!(
+        e["note"].as_str().unwrap_or_default().contains(why),
+        "{e:#}"
+    );
+    assert_eq!(fs::read_to_string(&record).unwrap(), applied);
+    assert!(c.ready() && c.reachable() && vlan().contains("192.0.2.20/24"));
+
+    // MCO puts the previous list back: nothing to apply. The list gone: the VLAN stays.
+    fs::write(&list, "vlan\n").unwrap();
+    let o = live();
+    assert!(log(&o).contains("are applied already"), "{}", log(&o));
+    fs::remove_file(&list).unwrap();
+    let o = live();
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(!record.exists() && vlan().contains("192.0.2.20/24"));
+
+    fs::write(&list, "vlan\n").unwrap();
+    let o = c
+        .command(&["apply", "--retry-interval-secs", "0"], &cfg)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(
+        log(&o).contains("policies vlan applied and committed"),
+        "{}",
+        log(&o)
+    );
+    assert!(record.exists() && c.ready());
+}

@@ -1,7 +1,8 @@
 //! `apply-nmstate`: at boot (nmstate-configuration.service, before network-online.target) the
 //! per-host NMState file, if one is pending; with `--live` (nmstate-configuration-live.service,
-//! restarted by MCO's daemon) this node's changed file, once, with the live probes, and a
-//! Warning Event on the Node when it is refused or rolled back.
+//! restarted by MCO's daemon) this node's changed file, once, then this node's policies when
+//! their merged state changed (or the file was applied), with the live probes, and a Warning
+//! Event on the Node when either is refused or rolled back.
 
 use std::process::ExitCode;
 
@@ -10,17 +11,18 @@ use crate::commands::boot_run::clean_mtu_migration;
 use crate::commands::boot_run::{self, RunError};
 use crate::commands::failure::failure;
 use crate::commands::node_event;
+use crate::nmstate::DeclarativeError;
 use crate::nmstate::per_host::{self, Moment};
+use crate::nmstate::policies;
 use crate::outcome::Outcome;
 use crate::settings::Settings;
 
 pub async fn exec(s: &Settings, live: bool) -> anyhow::Result<ExitCode> {
     let outcome = if live {
-        let changed = async |s: &Settings| Ok(per_host::apply_changed(s).await?);
         match boot_run::locked(s, "apply-nmstate --live", &changed).await {
             Ok(outcome) => outcome,
             Err(e) => {
-                node_event::warn(s, node_event::reason(&e), &e.to_string()).await;
+                node_event::warn(s, event_reason(&e), &e.to_string()).await;
                 return Err(failure(e));
             }
         }
@@ -31,6 +33,25 @@ pub async fn exec(s: &Settings, live: bool) -> anyhow::Result<ExitCode> {
     };
     tracing::info!("done: {outcome:?}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The live run: this node's day-1 file when it changed, then its policies on top.
+async fn changed(s: &Settings) -> Result<Outcome, RunError> {
+    let outcome = per_host::apply_changed(s).await?;
+    let day1_applied = outcome == Outcome::DeclarativeApplied;
+    let applied = policies::apply(s, Moment::Running, day1_applied)
+        .await
+        .map_err(DeclarativeError::from)?;
+    tracing::info!("policies: {applied:?}");
+    Ok(outcome)
+}
+
+/// The Event's reason: the policies' own, or the per-host file's.
+fn event_reason(e: &RunError) -> &'static str {
+    match e {
+        RunError::Declarative(DeclarativeError::Policies(p)) => p.event_reason(),
+        _ => node_event::reason(e),
+    }
 }
 
 /// One boot-time run: only the per-host file, as upstream's nmstate-configuration.sh and

@@ -37,6 +37,10 @@ pub enum DeclarativeError {
         why: String,
         record: PathBuf,
     },
+    /// The node's policies were not applied (refused, rolled back or unreadable): br-ex and the
+    /// day-1 file's state are as they were.
+    #[error(transparent)]
+    Policies(Box<crate::nmstate::policies::PolicyError>),
     #[error(transparent)]
     Nm(Box<NmError>),
     #[error(transparent)]
@@ -48,5 +52,11 @@ pub enum DeclarativeError {
 impl From<NmError> for DeclarativeError {
     fn from(e: NmError) -> DeclarativeError {
         DeclarativeError::Nm(Box::new(e))
+    }
+}
+
+impl From<crate::nmstate::policies::PolicyError> for DeclarativeError {
+    fn from(e: crate::nmstate::policies::PolicyError) -> DeclarativeError {
+        DeclarativeError::Policies(Box::new(e))
     }
 }

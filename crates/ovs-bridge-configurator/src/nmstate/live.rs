@@ -12,6 +12,7 @@
 //! applies them only when they change, so a persisted live change is not undone at the next
 //! boot, and the `applied` marker still names the last MCO file applied.
 
+use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
 use selection::netlink::NetlinkReader;
@@ -97,13 +98,7 @@ pub struct Options {
 pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duration, LiveError> {
     let source = d.origin.clone();
     let state = d.parse()?;
-    let files = s.node_ip_files();
-    let mut node_ips: Vec<_> = [files.primary_ip(), files.ipv4(), files.ipv6()]
-        .iter()
-        .filter_map(|f| read_ip_file(f).ok().flatten())
-        .collect();
-    node_ips.dedup();
-    let reasons = guard::refusals(&state, &node_ips);
+    let reasons = guard::refusals(&state, &node_ips(s));
     if !reasons.is_empty() && !o.force {
         return Err(LiveError::Refused {
             origin: source,
@@ -114,6 +109,51 @@ pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duratio
         tracing::warn!("applying {source} although {r} (--force)");
     }
     let _lock = ChangeLock::acquire(&lock::path(&s.run_dir), "apply-live", o.lock_wait)?;
+    apply_held(s, &source, state, Probing::live(s, o.lasting)).await
+}
+
+/// The node IPs the guard rails keep on br-ex (`primary-ip`, `ipv4`, `ipv6`).
+pub fn node_ips(s: &Settings) -> Vec<IpAddr> {
+    let files = s.node_ip_files();
+    let mut node_ips: Vec<_> = [files.primary_ip(), files.ipv4(), files.ipv6()]
+        .iter()
+        .filter_map(|f| read_ip_file(f).ok().flatten())
+        .collect();
+    node_ips.dedup();
+    node_ips
+}
+
+/// What a change is checked against and how long it may take: the probes, their bound, the
+/// checkpoint's timeout, and where its profiles live.
+#[derive(Debug, Clone)]
+pub struct Probing {
+    pub targets: probe::Targets,
+    pub bound: Duration,
+    pub checkpoint: Duration,
+    pub lasting: Lasting,
+}
+
+impl Probing {
+    /// `apply-live`'s: the live probes (node readiness included) and the live timeouts.
+    pub fn live(s: &Settings, lasting: Lasting) -> Probing {
+        Probing {
+            targets: probe::Targets::live(s),
+            bound: s.live_probe_timeout,
+            checkpoint: s.live_checkpoint_timeout,
+            lasting,
+        }
+    }
+}
+
+/// Applies `state` (already guarded) with the engine, committed only if br-ex keeps the node IP
+/// and the probes of `p` pass again; the caller holds the change lock. Returns how long apply
+/// -> committed took.
+pub async fn apply_held(
+    s: &Settings,
+    origin: &str,
+    state: nmstate::NetworkState,
+    p: Probing,
+) -> Result<Duration, LiveError> {
     let start = Instant::now();
     let nm = Nm::connect_running(s.dbus_timeout)
         .await
@@ -121,32 +161,24 @@ pub async fn apply_live(s: &Settings, d: &Desired, o: Options) -> Result<Duratio
     let mut reader = NetlinkReader::connect()?;
     let before = reader.snapshot().await?;
     let checks = Checks {
-        targets: probe::Targets::live(s),
-        bound: s.live_probe_timeout,
+        targets: p.targets,
+        bound: p.bound,
         before: &before,
         reader: &mut reader,
     };
     let no_step = async || Ok(());
-    checks::apply_checked(
-        s,
-        &nm,
-        state,
-        s.live_checkpoint_timeout,
-        o.lasting,
-        checks,
-        no_step,
-    )
-    .await
-    .map_err(|e| match e {
-        Failed::Change(e) => LiveError::Apply {
-            origin: source,
-            source: e,
-        },
-        Failed::Check(e) => LiveError::Probe {
-            origin: source,
-            source: e,
-            after: start.elapsed(),
-        },
-    })?;
+    checks::apply_checked(s, &nm, state, p.checkpoint, p.lasting, checks, no_step)
+        .await
+        .map_err(|e| match e {
+            Failed::Change(e) => LiveError::Apply {
+                origin: origin.to_owned(),
+                source: e,
+            },
+            Failed::Check(e) => LiveError::Probe {
+                origin: origin.to_owned(),
+                source: e,
+                after: start.elapsed(),
+            },
+        })?;
     Ok(start.elapsed())
 }

@@ -22,12 +22,14 @@ use crate::nm::profile::ProfileView;
 use crate::nm::{ActiveState, Nm};
 use crate::nmstate::DeclarativeError;
 use crate::nmstate::checks::{self, CheckFailed, Checks};
-use crate::nmstate::rolled_back;
+use crate::nmstate::rolled_back::{self, Subject};
 use crate::outcome::Outcome;
 use crate::ovsdb;
 use crate::probe;
 use crate::recover::{reconnect, roll_back_abandoned, settle};
 use crate::settings::Settings;
+
+const HOST_FILE: Subject = Subject::HostFile;
 
 /// A pending NMState file.
 #[derive(Debug, PartialEq, Eq)]
@@ -147,7 +149,7 @@ pub enum Moment {
 impl Moment {
     /// The probes, their bound, and the checkpoint's timeout (how long after a crash
     /// NetworkManager rolls back: short on a running node, as `apply-live`).
-    fn probes(self, s: &Settings) -> (probe::Targets, Duration, Duration) {
+    pub(crate) fn probes(self, s: &Settings) -> (probe::Targets, Duration, Duration) {
         match self {
             Moment::Boot => (
                 probe::Targets::at_boot(s),
@@ -169,13 +171,13 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
         return Ok(None);
     };
     if at == Moment::Running
-        && let Some(earlier) = rolled_back::earlier(s, &pending.path, &pending.content)
+        && let Some(earlier) = rolled_back::earlier(s, HOST_FILE, &pending.path, &pending.content)
     {
         return Err(DeclarativeError::AlreadyRolledBack {
             path: earlier.path,
             at: earlier.at,
             why: earlier.why,
-            record: rolled_back::record(s),
+            record: rolled_back::record(s, HOST_FILE),
         });
     }
     tracing::info!("applying the NMState file {}", pending.path.display());
@@ -210,12 +212,12 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
         if at == Moment::Running
             && let Some(why) = why_rolled_back(&e)
         {
-            rolled_back::remember(s, &pending.path, &pending.content, &why);
+            rolled_back::remember(s, HOST_FILE, &pending.path, &pending.content, &why);
         }
         return Err(e);
     }
     if at == Moment::Running {
-        rolled_back::forget(s);
+        rolled_back::forget(s, HOST_FILE);
     }
     Ok(Some(Outcome::DeclarativeApplied))
 }

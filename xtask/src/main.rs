@@ -7,11 +7,13 @@ mod bench_keepalived;
 mod bench_live;
 mod bench_live_kernel;
 mod bench_nodeip;
+mod bench_policy;
 mod bench_resolv;
 mod demo;
 mod deps;
 mod dist;
 mod fuzz;
+mod image;
 mod licenses;
 mod rpm;
 mod soak;
@@ -60,6 +62,22 @@ enum Cmd {
     },
     /// Licenses of every crate the daemons link, grouped (the RPMs' LICENSE.dependencies).
     Licenses,
+    /// policy-controller's container image as an OCI archive (`podman load -i FILE`), from
+    /// the release binary and the shared libraries it links, without pulling anything.
+    Image {
+        #[arg(
+            long,
+            value_name = "FILE",
+            default_value = "target/image/policy-controller.oci.tar"
+        )]
+        out: std::path::PathBuf,
+        /// Put this binary in the image instead of building a release one.
+        #[arg(long, value_name = "FILE")]
+        binary: Option<std::path::PathBuf>,
+        /// The name `podman load` gives the image.
+        #[arg(long, default_value = image::REFERENCE)]
+        reference: String,
+    },
     /// Boot three on-prem nodes' networking (the daemons in unit order) and show the result:
     /// a table per node and the boot's timeline.
     Demo {
@@ -123,6 +141,10 @@ enum Bench {
     /// The boot in real systemd: NetworkManager online -> kubelet-dependencies.target, each
     /// unit's share, with a static uplink and with a slow DHCP server.
     Boot,
+    /// `policy-controller run` against the API stand-in: policy -> MachineConfig latency with
+    /// 1,000 Nodes, writes of a restart and of unrelated Node updates, RSS with 5,000 Nodes, a
+    /// pool-wide policy's share of the MachineConfig.
+    PolicyController,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -140,6 +162,11 @@ fn main() -> anyhow::Result<()> {
             cargo_target_dir,
         } => rpm::build(&out, release, cargo_target_dir.as_deref()),
         Cmd::Licenses => licenses::run(),
+        Cmd::Image {
+            out,
+            binary,
+            reference,
+        } => image::run(binary.as_deref(), &out, &reference),
         Cmd::Soak { trials, seed } => {
             deps::install()?;
             soak::run(trials, seed)
@@ -153,33 +180,38 @@ fn main() -> anyhow::Result<()> {
             seconds,
             merge,
         } => fuzz::run_targets(seconds, &targets, merge),
-        Cmd::Bench { which, rounds } => {
-            deps::install()?;
-            if which.is_none_or(|w| w == Bench::NodeipSelector) {
-                bench_nodeip::run(rounds)?;
-            }
-            if which.is_none_or(|w| w == Bench::ResolvPrepender) {
-                bench_resolv::run()?;
-            }
-            if which.is_none_or(|w| w == Bench::OvsBridgeConfigurator) {
-                bench_br_ex::run()?;
-            }
-            if which.is_none_or(|w| w == Bench::LiveApply) {
-                bench_live::run()?;
-            }
-            if which.is_none_or(|w| w == Bench::LiveApplyKernel) {
-                bench_live_kernel::run()?;
-            }
-            if which == Some(Bench::NmstateFileKernel) {
-                bench_live_kernel::run_boot()?;
-            }
-            if which.is_none_or(|w| w == Bench::KeepalivedMonitor) {
-                bench_keepalived::run()?;
-            }
-            if which.is_none_or(|w| w == Bench::Boot) {
-                bench_boot::run()?;
-            }
-            Ok(())
-        }
+        Cmd::Bench { which, rounds } => bench(which, rounds),
     }
+}
+
+fn bench(which: Option<Bench>, rounds: usize) -> anyhow::Result<()> {
+    deps::install()?;
+    if which.is_none_or(|w| w == Bench::NodeipSelector) {
+        bench_nodeip::run(rounds)?;
+    }
+    if which.is_none_or(|w| w == Bench::ResolvPrepender) {
+        bench_resolv::run()?;
+    }
+    if which.is_none_or(|w| w == Bench::OvsBridgeConfigurator) {
+        bench_br_ex::run()?;
+    }
+    if which.is_none_or(|w| w == Bench::LiveApply) {
+        bench_live::run()?;
+    }
+    if which.is_none_or(|w| w == Bench::LiveApplyKernel) {
+        bench_live_kernel::run()?;
+    }
+    if which == Some(Bench::NmstateFileKernel) {
+        bench_live_kernel::run_boot()?;
+    }
+    if which.is_none_or(|w| w == Bench::KeepalivedMonitor) {
+        bench_keepalived::run()?;
+    }
+    if which.is_none_or(|w| w == Bench::Boot) {
+        bench_boot::run()?;
+    }
+    if which.is_none_or(|w| w == Bench::PolicyController) {
+        bench_policy::run()?;
+    }
+    Ok(())
 }

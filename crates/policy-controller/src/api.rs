@@ -6,14 +6,20 @@
 //! fields the controller uses; unknown fields are ignored when reading, so MCO's full objects
 //! parse. `kube::Resource` is implemented by hand rather than derived: kube's derive requires a
 //! `spec`, which kubernetes-nmstate's schema leaves optional and the enactment does not have.
+//!
+//! The policy and enactment types derive their OpenAPI schema ([`crate::crd`] builds the
+//! CustomResourceDefinitions from it); doc comments on them become the schema's descriptions.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, Time};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::crd::schema;
 
 /// kubernetes-nmstate's API group.
 pub const NMSTATE_GROUP: &str = "nmstate.io";
@@ -28,7 +34,7 @@ pub const ENACTMENT_POLICY_LABEL: &str = "nmstate.io/policy";
 pub const ENACTMENT_NODE_LABEL: &str = "nmstate.io/node";
 
 /// One entry of `status.conditions`, as kubernetes-nmstate writes it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Condition {
     #[serde(rename = "type")]
@@ -39,19 +45,24 @@ pub struct Condition {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "schema::date_time")]
     pub last_heartbeat_time: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "schema::date_time")]
     pub last_transition_time: Option<Time>,
 }
 
-/// `nmstate.io/v1` NodeNetworkConfigurationPolicy.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+/// A NodeNetworkConfigurationPolicy: the NMState its nodes should have, and which nodes.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct NodeNetworkConfigurationPolicy {
     #[serde(rename = "apiVersion", default)]
+    #[schemars(schema_with = "schema::api_version")]
     pub api_version: String,
     #[serde(default)]
+    #[schemars(schema_with = "schema::kind")]
     pub kind: String,
     #[serde(default)]
+    #[schemars(schema_with = "schema::object")]
     pub metadata: ObjectMeta,
     #[serde(default)]
     pub spec: PolicySpec,
@@ -59,73 +70,101 @@ pub struct NodeNetworkConfigurationPolicy {
     pub status: Option<PolicyStatus>,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+/// Which nodes, and the NMState they should have.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PolicySpec {
-    /// Exact label matches, all required (kubernetes-nmstate has no expressions here).
+    /// Node labels, all of which a node must carry (exact matches, no expressions); empty
+    /// selects every node of every pool.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(schema_with = "schema::node_selector")]
     pub node_selector: BTreeMap<String, String>,
-    /// kubernetes-nmstate's per-node templating; refused here (see `policy`).
+    /// kubernetes-nmstate's per-node templating: a policy that uses it is refused here.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub capture: BTreeMap<String, String>,
-    /// NMState, kept as JSON: checked by nmstate's parser, never re-modelled.
+    /// The NMState to apply on the selected nodes (checked by nmstate's own parser).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "schema::preserved_object")]
     pub desired_state: Option<Value>,
-    /// Accepted for compatibility; the pool's own `maxUnavailable` paces MCO's roll-out.
+    /// Accepted and ignored: the MachineConfigPool's own maxUnavailable paces the roll-out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "schema::int_or_string")]
     pub max_unavailable: Option<IntOrString>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// The policy's outcome over all the nodes it selects.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PolicyStatus {
+    /// Available, Degraded, Progressing and Ignored, with "N/M nodes ..." messages.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
+    /// kubernetes-nmstate's handler lock bookkeeping; never written here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unavailable_node_count: Option<i64>,
+    /// kubernetes-nmstate's handler lock bookkeeping, per policy generation; never written here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unavailable_node_count_map: Option<BTreeMap<String, i64>>,
+    /// kubernetes-nmstate's handler lock bookkeeping; never written here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "schema::date_time")]
     pub last_unavailable_node_count_update: Option<Time>,
 }
 
-/// `nmstate.io/v1beta1` NodeNetworkConfigurationEnactment, named `<node>.<policy>`.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+/// A NodeNetworkConfigurationEnactment `<node>.<policy>`: one policy's outcome on one node.
+// kubernetes-nmstate's schema keeps unknown fields at the top of an enactment; so does ours.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("x-kubernetes-preserve-unknown-fields" = true))]
 pub struct NodeNetworkConfigurationEnactment {
     #[serde(rename = "apiVersion", default)]
+    #[schemars(schema_with = "schema::api_version")]
     pub api_version: String,
     #[serde(default)]
+    #[schemars(schema_with = "schema::kind")]
     pub kind: String,
     #[serde(default)]
+    #[schemars(schema_with = "schema::object")]
     pub metadata: ObjectMeta,
     #[serde(default)]
     pub status: EnactmentStatus,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// The policy's outcome on this node.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EnactmentStatus {
+    /// The state kubernetes-nmstate's handler rendered for the node; not written here (the
+    /// policy's own desiredState is what the node applies).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "schema::preserved_object")]
     pub desired_state: Option<Value>,
+    /// When and by which version the desired state was rendered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub desired_state_meta_info: Option<EnactmentMetaInfo>,
+    /// kubernetes-nmstate's resolved captures; never written here (capture is refused).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "schema::captured_states")]
     pub captured_states: Option<BTreeMap<String, Value>>,
+    /// The policy's generation this status is about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy_generation: Option<i64>,
+    /// Pending, Progressing, Available, Failing or Aborted, with the node's reason.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
+    /// NMState features the desired state uses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub features: Option<Vec<String>>,
+    /// kubernetes-nmstate's handler retries; never written here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_count: Option<BTreeMap<String, i64>>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EnactmentMetaInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "schema::date_time")]
     pub time: Option<Time>,
 }
 

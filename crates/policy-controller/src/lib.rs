@@ -33,6 +33,7 @@ pub mod api;
 pub mod cli;
 pub mod commands;
 pub mod conditions;
+pub mod crd;
 pub mod input;
 pub mod merge;
 pub mod plan;

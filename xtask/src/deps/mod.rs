@@ -33,6 +33,10 @@ const PACKAGES: &[&str] = &[
     "gawk",
     // random keys for the support bundle's secrets test (WireGuard, MACsec)
     "openssl",
+    // loads and runs policy-controller's OCI image (`cargo xtask image`) in its test; runc
+    // because crun refuses the hybrid cgroup hierarchy some CI sandboxes have
+    "podman",
+    "runc",
 ];
 
 /// What the NetworkManager build needs on top.

@@ -92,6 +92,24 @@ pub enum Command {
         #[arg(value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Keep this node's NodeNetworkState (nmstate.io/v1beta1, what `show --node-network-state`
+    /// prints) in the API, written with the kubelet's credentials only when the network
+    /// changes, plus a heartbeat; stands aside where kubernetes-nmstate's handler publishes.
+    /// Runs until SIGTERM.
+    PublishState(PublishStateArgs),
+}
+
+/// `publish-state`'s flags.
+#[derive(Debug, Args)]
+pub struct PublishStateArgs {
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+    /// How long a burst of changes is gathered before the node is read (at most 1500).
+    #[arg(long, value_name = "MS", default_value_t = crate::publish::DEFAULT_DEBOUNCE_MS)]
+    pub debounce_ms: u64,
+    /// The longest time without a write while nothing changes (kubernetes-nmstate: 60).
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::publish::DEFAULT_HEARTBEAT_SECS)]
+    pub heartbeat_secs: u64,
 }
 
 /// `apply-live`'s input and flags.
@@ -120,6 +138,7 @@ impl Command {
             | Command::Collect { settings, .. }
             | Command::Diff { settings, .. }
             | Command::ApplyLive(ApplyLiveArgs { settings, .. }) => settings,
+            Command::PublishState(PublishStateArgs { settings, .. }) => settings,
         }
     }
 }

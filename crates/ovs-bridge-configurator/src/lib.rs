@@ -22,6 +22,7 @@ pub mod node_state;
 pub mod outcome;
 pub mod ovsdb;
 pub mod probe;
+pub mod publish;
 pub mod recover;
 pub mod redact;
 pub mod settings;

@@ -2816,3 +2816,220 @@ fn a_nodes_policies_apply_on_br_ex_and_one_removing_br_ex_is_refused() {
     );
     assert!(record.exists() && c.ready());
 }
+
+mod publish_common;
+
+/// A WireGuard private key (the format's documentation example), held in a NetworkManager
+/// profile: it must never cross the wire to the API.
+const WG_PRIVATE_KEY: &str = "yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=";
+
+/// The publisher inside the node, against the API stand-in through a relay; killed on drop.
+struct Publisher {
+    child: std::process::Child,
+    log: PathBuf,
+}
+
+impl Publisher {
+    fn start(c: &Case, kubeconfig: &Path, heartbeat_secs: u64) -> Publisher {
+        let cfg = c.node.dir().join("publish.toml");
+        fs::write(
+            &cfg,
+            format!(
+                "kubeconfig = \"{}\"\nnode-name = \"node1\"\n",
+                kubeconfig.display()
+            ),
+        )
+        .unwrap();
+        let log = c.node.dir().join("publish-state.log");
+        let child = c
+            .command(&["publish-state"], &cfg)
+            .args(["--heartbeat-secs", &heartbeat_secs.to_string(), "-v"])
+            .stderr(fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        Publisher { child, log }
+    }
+
+    fn log(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Publisher {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// How long after `change` the API's document satisfies `ok` (none within `limit`).
+fn published_within(
+    api: &integration::api_stand_in::ApiStandIn,
+    limit: Duration,
+    ok: impl Fn(&str) -> bool,
+) -> Option<Duration> {
+    let t0 = Instant::now();
+    wait_for(limit, || {
+        publish_common::published(api, "node1").is_some_and(|d| ok(&d.to_string()))
+    })
+    .then(|| t0.elapsed())
+}
+
+fn nmcli_ok(c: &Case, args: &[&str]) {
+    c.node
+        .nm
+        .nmcli(args)
+        .unwrap_or_else(|e| panic!("nmcli {args:?}: {e}"));
+}
+
+/// A Linux bridge with an address, through NetworkManager (this kernel has no 8021q, so a
+/// bridge stands in for the VLAN of the issue: a new interface both netlink and NetworkManager
+/// report).
+fn add_bridge(c: &Case, name: &str, cidr: &str) {
+    nmcli_ok(
+        c,
+        &[
+            "con",
+            "add",
+            "type",
+            "bridge",
+            "con-name",
+            name,
+            "ifname",
+            name,
+            "ipv4.method",
+            "manual",
+            "ipv4.addresses",
+            cidr,
+            "ipv6.method",
+            "disabled",
+        ],
+    );
+}
+
+/// Issue 52: the node's NodeNetworkState in the API. It matches `show`, is owned by its Node,
+/// follows a new interface within 2 s, writes nothing while the node is idle, follows
+/// NetworkManager across a restart, keeps only the latest document while the API server is
+/// away and writes that one when it is back, and never sends a WireGuard key.
+#[test]
+fn the_node_network_state_follows_the_node_and_only_its_changes_reach_the_api() {
+    if !require_root("the_node_network_state_follows_the_node") {
+        return;
+    }
+    let mut c = Case::new(true);
+    let (api, relay, p) = first_publication(&c);
+
+    // A new interface reaches the API within 2 s.
+    add_bridge(&c, "br-test", "203.0.113.5/24");
+    let took = published_within(&api, Duration::from_secs(5), |d| d.contains("br-test"));
+    assert!(
+        took.is_some_and(|t| t < Duration::from_secs(2)),
+        "{took:?}\n{}",
+        p.log()
+    );
+    eprintln!("new interface -> API: {took:?}");
+
+    // Idle: nothing written over 20 s (address lifetimes and NetworkManager's signals go on).
+    std::thread::sleep(Duration::from_millis(1500));
+    let before = publish_common::status_writes(&api);
+    std::thread::sleep(Duration::from_secs(20));
+    assert_eq!(publish_common::status_writes(&api), before, "{}", p.log());
+
+    // NetworkManager restarted: its signals are followed again.
+    c.node.nm.bounce().unwrap();
+    nmcli_ok(&c, &["con", "delete", "br-test"]);
+    let gone = published_within(&api, Duration::from_secs(5), |d| !d.contains("br-test"));
+    assert!(gone.is_some(), "{}", p.log());
+
+    api_away_and_back(&c, &api, &relay);
+    let sent = String::from_utf8_lossy(&relay.sent()).into_owned();
+    assert!(!sent.contains(WG_PRIVATE_KEY), "the WireGuard key was sent");
+    assert!(sent.contains("203.0.113"), "the relay saw the documents");
+}
+
+/// A WireGuard profile holding a private key, then the publisher started against the stand-in
+/// (through the relay); its first document, checked: owned by the Node, with the fields
+/// kubernetes-nmstate fills, its state `show`'s.
+fn first_publication(
+    c: &Case,
+) -> (
+    integration::api_stand_in::ApiStandIn,
+    publish_common::Relay,
+    Publisher,
+) {
+    nmcli_ok(
+        c,
+        &[
+            "con",
+            "add",
+            "type",
+            "wireguard",
+            "con-name",
+            "wg-secret",
+            "ifname",
+            "wg9",
+            "wireguard.private-key",
+            WG_PRIVATE_KEY,
+            "autoconnect",
+            "no",
+        ],
+    );
+    let api = publish_common::api();
+    let uid = publish_common::create_node(&api, "node1");
+    let relay = publish_common::Relay::start(&c.node.ns, publish_common::addr(&api));
+    let kubeconfig = publish_common::kubeconfig(c.node.dir(), &relay.url());
+    let p = Publisher::start(c, &kubeconfig, 600);
+    let first = published_within(&api, Duration::from_secs(15), |_| true);
+    assert!(first.is_some(), "nothing published:\n{}", p.log());
+    let doc = publish_common::published(&api, "node1").unwrap();
+    assert_eq!(doc["metadata"]["ownerReferences"][0]["uid"], uid.as_str());
+    for field in [
+        "hostNetworkManagerVersion",
+        "handlerNmstateVersion",
+        "lastSuccessfulUpdateTime",
+    ] {
+        assert!(doc["status"][field].as_str().is_some(), "{field}: {doc}");
+    }
+    assert_eq!(matches_show(c, &api), Ok(()));
+    (api, relay, p)
+}
+
+/// The API server away for 10 s while the node changes twice: once it is back, exactly the
+/// latest document is written (one write), not the one in between.
+fn api_away_and_back(
+    c: &Case,
+    api: &integration::api_stand_in::ApiStandIn,
+    relay: &publish_common::Relay,
+) {
+    relay.stop();
+    add_bridge(c, "br-away1", "203.0.113.6/24");
+    std::thread::sleep(Duration::from_secs(2));
+    nmcli_ok(c, &["con", "delete", "br-away1"]);
+    add_bridge(c, "br-away2", "203.0.113.7/24");
+    std::thread::sleep(Duration::from_secs(8));
+    let before = publish_common::status_writes(api);
+    relay.resume(&c.node.ns);
+    let back = published_within(api, Duration::from_secs(40), |d| d.contains("br-away2"));
+    assert!(back.is_some(), "the latest document never arrived");
+    eprintln!("API back -> latest document: {back:?}");
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(publish_common::status_writes(api) - before, 1);
+    let doc = publish_common::published(api, "node1").unwrap().to_string();
+    assert!(!doc.contains("br-away1"), "{doc}");
+}
+
+/// The API's `status.currentState` is `show --node-network-state`'s (lifetimes aside; this node
+/// has no pods, whose veths the document leaves out).
+fn matches_show(c: &Case, api: &integration::api_stand_in::ApiStandIn) -> Result<(), String> {
+    let o = c.run(&["show", "--node-network-state"]);
+    assert!(o.status.success(), "{}", log(&o));
+    let shown: serde_json::Value = serde_yaml::from_slice(&o.stdout).unwrap();
+    let mut shown = shown["status"]["currentState"].clone();
+    let mut held =
+        publish_common::published(api, "node1").unwrap()["status"]["currentState"].clone();
+    publish_common::without_volatile(&mut shown);
+    publish_common::without_volatile(&mut held);
+    (shown == held)
+        .then_some(())
+        .ok_or_else(|| format!("show:\n{shown:#}\nAPI:\n{held:#}"))
+}

@@ -11,6 +11,7 @@ pub mod diff;
 pub mod failure;
 pub mod node_event;
 pub mod plan;
+pub mod publish_state;
 pub mod rollback;
 pub mod show;
 pub mod status;
@@ -38,6 +39,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             } => show::exec(&s, *node_network_state).await,
             Command::Diff { file, .. } => diff::exec(&s, file).await,
             Command::Collect { dir, .. } => collect::exec(&s, dir.as_deref()).await,
+            Command::PublishState(args) => publish_state::exec(&s, args).await,
         }
     })
 }

@@ -98,6 +98,11 @@ impl NetworkManager {
                 "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
             )
             .env("DBUS_SYSTEM_BUS_ADDRESS", &self.bus);
+        // Inside a User-Mode Linux node whose host's XSAVE area is larger than UML moves, the
+        // guest's glibc is kept off AVX through this variable (see `real_kernel::xstate`).
+        if let Ok(tunables) = std::env::var("GLIBC_TUNABLES") {
+            cmd.env("GLIBC_TUNABLES", tunables);
+        }
         if !crate::ovs::kernel_datapath() {
             cmd.env("HARNESS_NM_OVS_DEFAULT_DATAPATH_TYPE", "netdev")
                 .env("HARNESS_NM_OVS_NETDEV_HWADDR", "1");

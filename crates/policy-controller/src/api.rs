@@ -19,7 +19,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::crd::schema;
+use crate::schema;
 
 /// kubernetes-nmstate's API group.
 pub const NMSTATE_GROUP: &str = "nmstate.io";

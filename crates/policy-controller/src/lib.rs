@@ -41,6 +41,7 @@ pub mod policy;
 pub mod render;
 pub mod rollout;
 pub mod runtime;
+pub mod schema;
 pub mod select;
 pub mod status;
 

@@ -28,6 +28,7 @@ use serde_json::Value;
 
 use crate::engine::change::Lasting;
 use crate::engine::guard;
+use crate::nmstate::error::PolicyError;
 use crate::nmstate::live::{self, LiveError, Probing};
 use crate::nmstate::per_host::Moment;
 use crate::nmstate::rolled_back::{self, Subject};
@@ -67,68 +68,6 @@ impl Merged {
             self.names.join(", "),
             self.list.display()
         )
-    }
-}
-
-/// Why the node's policies are not applied. Apart from `Live`'s rollbacks nothing was changed;
-/// in every case the node has the network it had.
-#[derive(Debug, thiserror::Error)]
-pub enum PolicyError {
-    #[error("cannot read {}: {error}", path.display())]
-    Read {
-        path: PathBuf,
-        error: std::io::Error,
-    },
-    /// A name in the list, or a policy's state, is not usable.
-    #[error("{}: {message}", path.display())]
-    Invalid { path: PathBuf, message: String },
-    #[error("{}: policy {policy} conflicts with policy {with} on {conflict}", list.display())]
-    Conflict {
-        list: PathBuf,
-        policy: String,
-        with: String,
-        conflict: Conflict,
-    },
-    /// The guard rails refuse the merged state (never forced here).
-    #[error("{origin} are refused on this node: {}. The network is as before", reasons.join("; "))]
-    Refused {
-        origin: String,
-        reasons: Vec<String>,
-    },
-    #[error(transparent)]
-    Live(#[from] LiveError),
-    /// The same merged state was rolled back before: not applied again.
-    #[error(
-        "{origin} were rolled back at {at} ({why}); they are not applied again until the list or \
-         a policy changes (remove {} to try the same state again). The network is as before",
-        record.display()
-    )]
-    AlreadyRolledBack {
-        origin: String,
-        at: String,
-        why: String,
-        record: PathBuf,
-    },
-    #[error("cannot write {}: {error}", path.display())]
-    Write {
-        path: PathBuf,
-        error: std::io::Error,
-    },
-}
-
-impl PolicyError {
-    /// The Warning Event's reason on the Node.
-    pub fn event_reason(&self) -> &'static str {
-        match self {
-            PolicyError::Read { .. } | PolicyError::Invalid { .. } => "NMStatePolicyInvalid",
-            PolicyError::Conflict { .. } => "NMStatePolicyConflict",
-            PolicyError::Refused { .. } => "NMStatePolicyRefused",
-            PolicyError::Live(LiveError::Apply { .. } | LiveError::Probe { .. }) => {
-                "NMStatePolicyRolledBack"
-            }
-            PolicyError::AlreadyRolledBack { .. } => "NMStatePolicyRolledBackEarlier",
-            _ => "NMStatePolicyNotApplied",
-        }
     }
 }
 

@@ -19,7 +19,10 @@ use selection::netlink::NetlinkReader;
 use socket2::{Domain, Protocol, Socket, Type};
 use tokio::net::UdpSocket;
 
-use super::BEFORE_LIMIT;
+/// How long a probe may take to pass before a change for it to count as working (one that works
+/// does so in milliseconds; a silent one costs this once, all of them at the same time; a
+/// nameserver that refuses, with nothing listening on port 53, costs nothing).
+pub const BEFORE_LIMIT: Duration = Duration::from_secs(1);
 
 /// How long one echo request is waited for before the next.
 const ROUND: Duration = Duration::from_millis(100);

@@ -21,16 +21,12 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-pub use gateway::{Answer, Gateway, Heard, NotForwarding, default_gateways};
+pub use gateway::{Answer, BEFORE_LIMIT, Gateway, Heard, NotForwarding, default_gateways};
 use selection::model::Snapshot;
 use selection::netlink::NetlinkReader;
 
 use crate::settings::Settings;
 
-/// How long a probe may take to pass before a change for it to count as working (one that works
-/// does so in milliseconds; a silent one costs this once, all of them at the same time; a
-/// nameserver that refuses, with nothing listening on port 53, costs nothing).
-pub const BEFORE_LIMIT: Duration = Duration::from_secs(1);
 /// Between two looks at a nameserver or the API server after a change.
 const POLL: Duration = Duration::from_millis(250);
 

@@ -1,5 +1,5 @@
-//! `cargo xtask bench live-apply`: `ovs-bridge-configurator apply-live` on the harness (issue 27's
-//! numbers). An additive change (an address on a second NIC), apply -> committed, median over
+//! `cargo xtask bench live-apply`: `ovs-bridge-configurator apply-live` on the harness.
+//! An additive change (an address on a second NIC), apply -> committed, median over
 //! 10 (goal <= 1 s); br-ex's MTU changed back and forth 10 times under a 50 ms ping of the node
 //! IP from the machine network, echoes lost (goal 0); a change that cuts the node off (its
 //! default route through a next hop that is not there), apply -> rolled back, median over 5

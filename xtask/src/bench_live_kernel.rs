@@ -1,4 +1,4 @@
-//! `cargo xtask bench live-apply`, real-kernel part (issue 37): on one User-Mode Linux node
+//! `cargo xtask bench live-apply`, real-kernel part: on one User-Mode Linux node
 //! converted onto an 802.3ad bond, the same live changes through `apply-live` and through plain
 //! `nmstatectl apply` (nmstate's published CLI, at the version Cargo.lock pins the library to),
 //! taking turns, start to exit, in the same run: an additive change (a VLAN with an address on

@@ -1,4 +1,4 @@
-//! The whole node, three times (issue 8): three nodes on one machine network boot the four
+//! The whole node, three times: three nodes on one machine network boot the four
 //! daemons in unit order; every service on a node uses the IP nodeip-selector chose (also on the
 //! nodes whose second NIC has the better default route), the VIPs are held once and fail over,
 //! peer changes reload the others, and each node resolves the API through its own resolver.
@@ -205,7 +205,7 @@ fn three_nodes_agree_on_their_ip_share_the_vips_and_resolve_through_themselves()
     }
 }
 
-/// Issue 26: the scenario above on a real kernel (User-Mode Linux, as a node's: OVS's kernel
+/// The scenario above on a real kernel (User-Mode Linux, as a node's: OVS's kernel
 /// datapath, NetworkManager without the harness's switches, no healing of br-ex; see
 /// `integration::ovs::kernel_datapath`). This test binary runs the scenario inside the guest,
 /// which sees the checkout and the built binaries read-only; the scenario itself checks that
@@ -399,7 +399,7 @@ fn faults_converge_to_the_same_state() {
         .unwrap();
 }
 
-/// Issue 14 §4: one node rebooted 20 times in a row (NetworkManager restarted, /run emptied,
+/// One node rebooted 20 times in a row (NetworkManager restarted, /run emptied,
 /// /etc, /var/lib and the OVS database kept) while the other two run: each boot ends in the
 /// same node IP, br-ex on the same NIC with its MAC, and the same keepalived.conf and
 /// resolv.conf. Node 2 is the one with the traps: a storage NIC with the better default route

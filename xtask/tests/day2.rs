@@ -1,4 +1,4 @@
-//! Day-2 changes (issue 14 §3), as a MachineConfig makes them: MCO writes the file, then either
+//! Day-2 changes, as a MachineConfig makes them: MCO writes the file, then either
 //! restarts the one unit its node-disruption policy names or reboots the node. Each change must
 //! re-render what reads the changed value and leave everything else as it was.
 
@@ -555,7 +555,7 @@ fn moved(samples: &[VipSample], holders: &[(&str, u8)]) -> Vec<String> {
         .collect()
 }
 
-/// A good live change on the node that holds the VIPs (issue 27: "the keepalived VIPs stay where
+/// A good live change on the node that holds the VIPs ("the keepalived VIPs stay where
 /// they are during a good change"): br-ex's MTU, then a static route through br-ex (a storage
 /// network's, the usual day-2 change), each applied with `apply-live` and committed. keepalived's
 /// VIPs are not in NetworkManager's profile of br-ex, so a re-activation or a reapply that set
@@ -671,7 +671,7 @@ fn roll_out(c: &integration::cluster::Cluster, order: &[u8], text: &str) -> Vec<
     done
 }
 
-/// Issue 38: one MachineConfig's NMState change rolled out over the three nodes as MCO does,
+/// One MachineConfig's NMState change rolled out over the three nodes as MCO does,
 /// node by node, the API VIP's holder first (the worst place for a bad change). A default
 /// route through a gateway that is not there fails the first node's update: that node is back
 /// as it was (node IP, default route, br-ex's addresses and ports) holding the VIPs it held,

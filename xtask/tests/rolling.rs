@@ -1,4 +1,4 @@
-//! Rolling restarts under traffic (issue 14 §2): while a client on the machine network pings
+//! Rolling restarts under traffic: while a client on the machine network pings
 //! both VIPs every 50 ms and every node resolves the API name through its own resolver every
 //! 100 ms, every daemon on every node is restarted, one node at a time, as an RPM upgrade does;
 //! then keepalived itself is restarted on the API VIP's holder. The daemons' restarts may lose

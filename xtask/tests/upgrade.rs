@@ -1,4 +1,4 @@
-//! Upgrade in place (issue 14 §1): a node that upstream's scripts ran, rebooted into this
+//! Upgrade in place: a node that upstream's scripts ran, rebooted into this
 //! project's units. The previous boot is real: NetworkManager brought br-ex up from the profiles
 //! it found in /etc and wrote its rows into the OVS database, which survives the reboot (OVS
 //! restarts on it, as on a node); /run starts empty. The files upstream's other components left

@@ -1355,7 +1355,7 @@ fn a_valid_nmstate_file_whose_br_ex_is_unusable_keeps_the_previous_bridge() {
 /// changed; this node's good file takes br-ex over live and is recorded; a later file whose
 /// default route goes through a gateway that is not there fails the forwarding probe and is
 /// rolled back (exit 1), `applied` keeps the last good one, and a Warning Event on the Node says
-/// which file and which probe (issue 38, item 4).
+/// which file and which probe.
 #[test]
 fn apply_nmstate_live_applies_only_this_nodes_file_and_rolls_back_a_bad_one() {
     if !require_root("apply_nmstate_live_applies_only_this_nodes_file") {
@@ -1435,7 +1435,7 @@ fn apply_nmstate_live_applies_only_this_nodes_file_and_rolls_back_a_bad_one() {
     );
     assert!(c.reachable());
 
-    // Issue 38 (item 3): started again with the same file (MCO's daemon retrying its update),
+    // Started again with the same file (MCO's daemon retrying its update),
     // it fails at once naming the earlier rollback, and nothing is applied.
     let t = Instant::now();
     let o = live();
@@ -1782,7 +1782,7 @@ fn strings_in(v: &serde_json::Value, out: &mut Vec<String>) {
     }
 }
 
-/// Issue 40: a support bundle never holds a secret. NetworkManager holds a profile of each kind
+/// A support bundle never holds a secret. NetworkManager holds a profile of each kind
 /// that carries secrets (WireGuard with peers, Wi-Fi WPA-PSK and WPA-EAP, 802.1X with an
 /// inline private key and its password, a VPN with secrets, GSM with a PIN, MACsec in PSK mode,
 /// PPPoE), an NMState file and a troubleshooting copy carry some too; no secret value appears in
@@ -1910,7 +1910,7 @@ fn a_support_bundle_holds_no_secret_of_any_kind() {
     }
 }
 
-/// Issue 40: the gateway probe's own socket against a real neighbour. An IPv4 gateway and an
+/// The gateway probe's own socket against a real neighbour. An IPv4 gateway and an
 /// IPv6 link-local one (reached through its scope, the interface) answer echo requests; the
 /// socket is bound to the interface it is given, so a gateway asked through an interface that
 /// does not lead to it does not answer, although the node's routes reach it; a gateway that
@@ -1965,7 +1965,7 @@ fn the_gateway_probe_hears_gateways_through_their_interface_only() {
     assert_eq!(answers, [Some(Answer::Neighbour)]);
 }
 
-/// Issue 37: what a user sees when it goes wrong. A state with an interface type nmstate does not
+/// What a user sees when it goes wrong. A state with an interface type nmstate does not
 /// know is bad input (exit 2, naming it) before anything else; with NetworkManager stopped,
 /// `show`, `diff` and `apply-live` say so in one line (the bus, "is NetworkManager running?"),
 /// exit 1, and `apply-live` does not claim to have rolled anything back.
@@ -2019,7 +2019,7 @@ fn bad_input_and_a_stopped_network_manager_are_said_once() {
     c.node.nm.start_again().unwrap();
 }
 
-/// Issue 38 (item 5): kubernetes-nmstate's manifests as they are. A NodeNetworkConfigurationPolicy
+/// Kubernetes-nmstate's manifests as they are. A NodeNetworkConfigurationPolicy
 /// of a shape its documentation shows (a Linux bridge on a NIC; the VLAN and bond ones need a
 /// kernel with 8021q and bonding: `tests/real_kernel.rs`) applies live and leaves its bridge up;
 /// one whose desiredState nmstate refuses exits 2 naming the policy and the file, with nothing
@@ -2098,7 +2098,7 @@ fn api_int(c: &Case, extra: &str) -> (FakeApiServer, PathBuf) {
     (api, cfg)
 }
 
-/// Issue 27: `apply-live` on a converted node. An additive change (an address on a second NIC)
+/// `apply-live` on a converted node. An additive change (an address on a second NIC)
 /// is committed and stays until the node's next boot, with nothing written under /etc/nmstate;
 /// a change that cuts the node off (its default route moved to a gateway that does not exist)
 /// fails the forwarding probe and is rolled back within the probe's timeout; bad YAML and a
@@ -2349,7 +2349,7 @@ fn a_live_change_is_committed_and_one_that_cuts_the_node_off_is_rolled_back() {
     );
 }
 
-/// Issue 27: one change of the node's network at a time. While another change holds the lock
+/// One change of the node's network at a time. While another change holds the lock
 /// (here the test, as `apply`), `apply-live` waits up to `--lock-wait-secs` and then exits
 /// naming the holder, with nothing changed; the boot-time `apply` waits for the holder to
 /// finish and then runs.
@@ -2494,7 +2494,7 @@ fn a_live_apply_killed_before_its_commit_is_undone_by_the_checkpoint() {
     assert!(c.reachable());
 }
 
-/// Issue 27: two live applies at once. The second gives up naming the first when it may not
+/// Two live applies at once. The second gives up naming the first when it may not
 /// wait long enough, and otherwise waits for it and then runs.
 #[test]
 fn two_live_applies_at_once_run_one_after_the_other() {
@@ -2559,7 +2559,7 @@ fn two_live_applies_at_once_run_one_after_the_other() {
     assert!(!dead_route_in_place(&c) && c.ready() && c.reachable());
 }
 
-/// Issue 27: br-ex's MTU changed live while a client on the machine network pings the node IP
+/// Br-ex's MTU changed live while a client on the machine network pings the node IP
 /// every 50 ms: committed, and no echo is lost.
 #[test]
 fn a_live_mtu_change_on_br_ex_loses_no_ping() {
@@ -2605,7 +2605,7 @@ fn br_ex_on(port: &str) -> String {
     )
 }
 
-/// Issue 37: a port change of a bridge that exists, written by the engine, on a node whose br-ex
+/// A port change of a bridge that exists, written by the engine, on a node whose br-ex
 /// a per-host NMState file built (one profile per interface, as nmstate leaves them). br-ex
 /// moved from ens3 to ens4 (the same network) is committed: ens4 under its new OVS port
 /// `ens4-port`, ens3 out of the bridge with no IP and its OVS port's profile deleted, as nmstate
@@ -2907,7 +2907,7 @@ fn add_bridge(c: &Case, name: &str, cidr: &str) {
     );
 }
 
-/// Issue 52: the node's NodeNetworkState in the API. It matches `show`, is owned by its Node,
+/// The node's NodeNetworkState in the API. It matches `show`, is owned by its Node,
 /// follows a new interface within 2 s, writes nothing while the node is idle, follows
 /// NetworkManager across a restart, keeps only the latest document while the API server is
 /// away and writes that one when it is back, and never sends a WireGuard key.

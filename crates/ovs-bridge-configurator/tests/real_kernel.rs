@@ -698,13 +698,13 @@ fn vlan_on_bond(id: u16, address: Option<&str>) -> String {
     )
 }
 
-/// Issue 27 on a real kernel, on the node converted onto an 802.3ad bond: live changes. A VLAN
+/// On a real kernel, on the node converted onto an 802.3ad bond: live changes. A VLAN
 /// the switch carries, with an address, added on the bond (committed; its peer answers; br-ex
 /// untouched). br-ex's MTU changed under a ping of the node IP every 50 ms from the switch
 /// (committed, nothing lost; an address and a route put on br-ex outside NetworkManager, as
-/// OVN-Kubernetes' masquerade ones, are still there: issue 37). br-ex moved onto a VLAN of the
+/// OVN-Kubernetes' masquerade ones, are still there). br-ex moved onto a VLAN of the
 /// bond that carries the machine network, and back onto the bond (both committed by the engine,
-/// issue 37, though each re-activates the bond). br-ex moved onto a VLAN of the bond that the
+/// though each re-activates the bond). br-ex moved onto a VLAN of the bond that the
 /// switch does not carry (the gateway falls silent: rolled back, naming it, and the gateway
 /// answers through br-ex on bond0 again). Each apply -> committed or rolled back is printed.
 #[test]
@@ -837,7 +837,7 @@ fn live_changes_on_an_lacp_bond_commit_or_roll_back() {
     assert!(addr.contains(&format!("{NODE_IP}/24")), "{addr}");
 }
 
-/// Issue 37 on a real kernel: a live apply killed with SIGKILL at three moments of a change that
+/// On a real kernel: a live apply killed with SIGKILL at three moments of a change that
 /// cuts the node off (its default route moved to a next hop that is not there), on the node
 /// converted onto an 802.3ad bond, with the default settings. Before the change (while its
 /// probes are selected), nothing has changed; after it (the route in the kernel) and during the
@@ -900,7 +900,7 @@ fn a_live_apply_killed_at_any_moment_is_undone_within_15_s() {
     }
 }
 
-/// Issue 38 (item 5) on a real kernel: kubernetes-nmstate's NodeNetworkConfigurationPolicies of
+/// On a real kernel: kubernetes-nmstate's NodeNetworkConfigurationPolicies of
 /// the shapes its documentation shows, as they are, applied live on the node converted onto an
 /// 802.3ad bond: a VLAN on the bond (nmstate.io/v1; the switch carries it, its peer answers) and
 /// an active-backup bond of the two spare NICs (v1beta1); each committed, its interface up.

@@ -532,7 +532,7 @@ fn the_renderer_keeps_mcos_rules() {
     assert!(render_role(&Tree::new(&[t.path()]), &bare, "worker").is_err());
 }
 
-/// The node-disruption policy for the NMState files (issue 27): the API server accepts it;
+/// The node-disruption policy for the NMState files: the API server accepts it;
 /// merged with MCO's defaults, a change of any host's file under /etc/nmstate/openshift gets
 /// None (no drain, no reboot); no file the templates render falls under it (it makes nothing
 /// else rebootless); and the path unit the templates enable watches exactly its paths and

@@ -20,12 +20,8 @@ pub enum ConvertError {
     Netlink(#[from] selection::netlink::NetlinkError),
     #[error(transparent)]
     Verify(#[from] NotReady),
-    #[error("cannot {what} {}: {error}", path.display())]
-    File {
-        what: &'static str,
-        path: PathBuf,
-        error: std::io::Error,
-    },
+    #[error(transparent)]
+    File(#[from] FileError),
     #[error("cannot install a signal handler: {0}")]
     Signal(std::io::Error),
     #[error("terminated by a signal")]
@@ -41,12 +37,29 @@ pub enum ConvertError {
     Probe(#[from] crate::probe::Failed),
 }
 
-pub(crate) fn io(what: &'static str, path: &Path, error: std::io::Error) -> ConvertError {
-    ConvertError::File {
-        what,
-        path: path.to_owned(),
-        error,
+/// A file the run writes or removes could not be: what was done, to which file.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot {what} {}: {error}", path.display())]
+pub struct FileError {
+    what: &'static str,
+    path: PathBuf,
+    error: std::io::Error,
+}
+
+impl FileError {
+    /// `what` ("touch", "write", "remove") failed on `path`.
+    pub(crate) fn new(what: &'static str, path: &Path, error: std::io::Error) -> FileError {
+        FileError {
+            what,
+            path: path.to_owned(),
+            error,
+        }
     }
+}
+
+/// [`FileError`] as a [`ConvertError`], for the boot commands' own files.
+pub(crate) fn io(what: &'static str, path: &Path, error: std::io::Error) -> ConvertError {
+    FileError::new(what, path, error).into()
 }
 
 /// What a converted bridge still lacks when the verification's time is up.

@@ -2,6 +2,7 @@
 //! order, the dead man's switch kept, a failure or SIGTERM rolled back.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use selection::netlink::{ChangeStream, NetlinkReader};
@@ -28,6 +29,45 @@ const PORT_IMPLICIT_WAIT: Duration = Duration::from_secs(5);
 /// Pause between two activation attempts of one profile (upstream: `sleep 5`).
 const ACTIVATION_RETRY_WAIT: Duration = Duration::from_secs(5);
 
+/// What carrying out a plan takes from the settings.
+pub(crate) struct Terms {
+    /// NetworkManager rolls back by itself when the run does not commit within this; kept
+    /// moving ahead while the plan runs.
+    checkpoint: Duration,
+    /// The probes to pass after the change (those that passed before it), within `forwarding`.
+    probes: probe::Targets,
+    forwarding: Duration,
+    activation: Activation,
+    /// The added profiles are written to disk once committed.
+    persist: bool,
+    /// Where the generated profiles are copied when the run fails.
+    troubleshooting_dir: PathBuf,
+}
+
+impl Terms {
+    /// At boot: the boot's probes (kubelet is not running, so no node readiness).
+    pub(crate) fn from_settings(s: &Settings) -> Terms {
+        Terms {
+            checkpoint: s.checkpoint_timeout,
+            probes: probe::Targets::at_boot(s),
+            forwarding: s.forwarding_timeout,
+            activation: Activation {
+                timeout: s.activation_timeout,
+                attempts: s.activation_attempts,
+            },
+            persist: s.persist,
+            troubleshooting_dir: s.troubleshooting_dir.clone(),
+        }
+    }
+}
+
+/// How one profile is activated: up to `attempts` attempts, each waiting up to `timeout`.
+#[derive(Clone, Copy)]
+struct Activation {
+    timeout: Duration,
+    attempts: u32,
+}
+
 /// The profiles this run added, by id: their D-Bus paths and the settings last written.
 type Added = BTreeMap<String, (OwnedObjectPath, NmSettings)>;
 
@@ -35,29 +75,29 @@ type Added = BTreeMap<String, (OwnedObjectPath, NmSettings)>;
 /// added and keeps a copy of the generated profiles for troubleshooting.
 pub(crate) async fn execute(
     nm: &Nm,
-    s: &Settings,
+    terms: &Terms,
     g: &Gathered,
     plan: &Plan,
     changes: &mut ChangeStream,
     reader: &mut NetlinkReader,
 ) -> Result<(), ConvertError> {
-    let selected = probe::select(&probe::Targets::at_boot(s), &g.snapshot).await;
-    let cp = nm.checkpoint_create(&[], s.checkpoint_timeout).await?;
+    let selected = probe::select(&terms.probes, &g.snapshot).await;
+    let cp = nm.checkpoint_create(&[], terms.checkpoint).await?;
     let mut added = Added::new();
     let result = tokio::select! {
         r = async {
-            steps(nm, s, g, plan, &mut added, changes, reader).await?;
+            steps(nm, terms.activation, g, plan, &mut added, changes, reader).await?;
             // Ready means forwarding: an active bond or VLAN is not yet one that carries traffic.
-            probe::await_after(reader, &selected, Instant::now(), s.forwarding_timeout).await?;
+            probe::await_after(reader, &selected, Instant::now(), terms.forwarding).await?;
             Ok(())
         } => r,
-        e = keep_alive(nm, Kept::Own(&cp), s.checkpoint_timeout) => Err(ConvertError::Checkpoint(e)),
+        e = keep_alive(nm, Kept::Own(&cp), terms.checkpoint) => Err(ConvertError::Checkpoint(e)),
         e = terminated() => Err(e),
     };
     match result {
-        Ok(()) => commit(nm, s, plan, &cp, &added).await,
+        Ok(()) => commit(nm, terms.persist, plan, &cp, &added).await,
         Err(e) => {
-            roll_back(nm, s, plan, &cp, &added, reader, &e).await;
+            roll_back(nm, terms, plan, &cp, &added, reader, &e).await;
             Err(e)
         }
     }
@@ -67,7 +107,7 @@ pub(crate) async fn execute(
 /// asked to persist, writes the added profiles to disk.
 async fn commit(
     nm: &Nm,
-    s: &Settings,
+    persist: bool,
     plan: &Plan,
     cp: &OwnedObjectPath,
     added: &Added,
@@ -80,7 +120,7 @@ async fn commit(
             tracing::warn!("{e}");
         }
     }
-    if s.persist {
+    if persist {
         for (path, settings) in added.values() {
             nm.update(path, settings, Store::Disk).await?;
         }
@@ -92,7 +132,7 @@ async fn commit(
 /// this run survived it, then reconnects the uplinks.
 async fn roll_back(
     nm: &Nm,
-    s: &Settings,
+    terms: &Terms,
     plan: &Plan,
     cp: &OwnedObjectPath,
     added: &Added,
@@ -100,14 +140,14 @@ async fn roll_back(
     e: &ConvertError,
 ) {
     tracing::error!("{e}; rolling back to the previous network configuration");
-    crate::automatic::troubleshoot::dump_profiles(s, plan);
+    crate::automatic::troubleshoot::dump_profiles(&terms.troubleshooting_dir, plan);
     crate::automatic::troubleshoot::log_state(
         nm,
         reader,
         !matches!(e, ConvertError::Checkpoint(c) if c.is_unanswered()),
     )
     .await;
-    if !rollback_checkpoint(nm, s, cp).await {
+    if !rollback_checkpoint(nm, terms.checkpoint, cp).await {
         return;
     }
     if nm.follow_restart().await {
@@ -116,14 +156,14 @@ async fn roll_back(
              removing this run's profiles by UUID and reconnecting the uplink"
         );
     }
-    remove_leftovers(nm, plan, added).await;
+    remove_what_was_added(nm, plan, added).await;
     let uplinks: Vec<String> = plan.bridges.iter().map(|b| b.interface.clone()).collect();
-    reconnect(nm, &uplinks, s.activation_timeout).await;
+    reconnect(nm, &uplinks, terms.activation.timeout).await;
 }
 
-/// Rolls the checkpoint back; false when NetworkManager does not answer, so that nothing more
-/// is asked of it.
-async fn rollback_checkpoint(nm: &Nm, s: &Settings, cp: &OwnedObjectPath) -> bool {
+/// Rolls the checkpoint (whose rollback timeout is `timeout`) back; false when NetworkManager
+/// does not answer, so that nothing more is asked of it.
+async fn rollback_checkpoint(nm: &Nm, timeout: Duration, cp: &OwnedObjectPath) -> bool {
     let Err(r) = nm.checkpoint_rollback(cp).await else {
         return true;
     };
@@ -136,13 +176,13 @@ async fn rollback_checkpoint(nm: &Nm, s: &Settings, cp: &OwnedObjectPath) -> boo
     // that timeout has passed.
     tracing::error!(
         "NetworkManager is not answering: it rolls back by itself within {}s of running again",
-        s.checkpoint_timeout.as_secs()
+        timeout.as_secs()
     );
     false
 }
 
 /// Removes this run's profiles and OVS bridges that the rollback left behind.
-async fn remove_leftovers(nm: &Nm, plan: &Plan, added: &Added) {
+async fn remove_what_was_added(nm: &Nm, plan: &Plan, added: &Added) {
     for (id, (_, settings)) in added {
         // DELETE_NEW_CONNECTIONS already removed them; this covers a rollback that could not
         // run (NetworkManager restarted and lost the checkpoint).
@@ -183,7 +223,7 @@ type ToActivate<'a> = BTreeMap<&'a String, (OwnedObjectPath, NmSettings)>;
 /// activated, then the bridge checked in the kernel.
 async fn steps(
     nm: &Nm,
-    s: &Settings,
+    activation: Activation,
     g: &Gathered,
     plan: &Plan,
     added: &mut Added,
@@ -191,22 +231,22 @@ async fn steps(
     reader: &mut NetlinkReader,
 ) -> Result<(), ConvertError> {
     if !plan.remove.is_empty() {
-        remove_extra_bridge(nm, s, g, plan).await?;
+        remove_extra_bridge(nm, activation.timeout, g, plan).await?;
     }
     for settings in plan.bridges.iter().flat_map(|b| &b.add) {
         let path = nm.add(settings).await?;
         added.insert(p::id(settings), (path, p::clone_settings(settings)));
     }
     let to_activate = to_activate(g, plan, added);
-    activate_all(nm, s, plan, &to_activate, added).await?;
+    activate_all(nm, activation, plan, &to_activate, added).await?;
     bridge_carries_node_ip(plan, g, changes, reader).await
 }
 
 /// Deletes the extra bridge's profiles and OVS bridge (its file went away) and reconnects the
-/// interface it was on.
+/// interface it was on, waiting up to `activation` for it.
 async fn remove_extra_bridge(
     nm: &Nm,
-    s: &Settings,
+    activation: Duration,
     g: &Gathered,
     plan: &Plan,
 ) -> Result<(), ConvertError> {
@@ -222,7 +262,7 @@ async fn remove_extra_bridge(
         nm.delete(path).await?;
     }
     ovsdb::delete_bridge(BR_EX1.bridge)?;
-    reconnect(nm, &uplinks, s.activation_timeout).await;
+    reconnect(nm, &uplinks, activation).await;
     Ok(())
 }
 
@@ -254,7 +294,7 @@ fn to_activate<'a>(g: &Gathered, plan: &'a Plan, added: &Added) -> ToActivate<'a
 /// port does not come up, or when a bond or team got none of its ports up.
 async fn activate_all(
     nm: &Nm,
-    s: &Settings,
+    activation: Activation,
     plan: &Plan,
     to_activate: &ToActivate<'_>,
     added: &mut Added,
@@ -282,7 +322,16 @@ async fn activate_all(
             }
             plan::Step::Activate { id, port } => {
                 let (path, settings) = &to_activate[&id];
-                activate_step(nm, s, (path, settings), &id, port, added, &mut ports).await?;
+                activate_step(
+                    nm,
+                    activation,
+                    (path, settings),
+                    &id,
+                    port,
+                    added,
+                    &mut ports,
+                )
+                .await?;
             }
         }
     }
@@ -296,7 +345,7 @@ async fn activate_all(
 /// master, and counted in `ports`), then switches autoconnect on for a profile that is no port.
 async fn activate_step(
     nm: &Nm,
-    s: &Settings,
+    activation: Activation,
     (path, settings): (&OwnedObjectPath, &NmSettings),
     id: &str,
     port: bool,
@@ -311,7 +360,7 @@ async fn activate_step(
         // (the fail_over_mac=follow race).
         wait_implicit(nm, &uuid, PORT_IMPLICIT_WAIT).await?;
     }
-    match (activate(nm, path, &uuid, id, s).await, port) {
+    match (activate(nm, path, &uuid, id, activation).await, port) {
         (Ok(()), true) => ports.up(master),
         (Ok(()), false) => {}
         // A bond survives with one port up.
@@ -384,19 +433,19 @@ async fn autoconnect(
 /// Activates profile `id` with upstream's persistence: up to `activation-attempts` attempts
 /// (10), 5 s apart, each waiting up to `activation-timeout-secs`. A NetworkManager that does not
 /// answer at all is not retried: every further call would wait as long again.
-pub(crate) async fn activate(
+async fn activate(
     nm: &Nm,
     path: &OwnedObjectPath,
     uuid: &str,
     id: &str,
-    s: &Settings,
+    activation: Activation,
 ) -> Result<(), NmError> {
     let mut attempt = 1;
     loop {
-        match activate_once(nm, path, uuid, id, s.activation_timeout).await {
+        match activate_once(nm, path, uuid, id, activation.timeout).await {
             Ok(()) => return Ok(()),
             Err(e) if e.is_unanswered() => return Err(e),
-            Err(e) if attempt >= s.activation_attempts => {
+            Err(e) if attempt >= activation.attempts => {
                 return Err(NmError::GaveUp {
                     id: id.into(),
                     attempts: attempt,
@@ -406,7 +455,7 @@ pub(crate) async fn activate(
             Err(e) => {
                 tracing::warn!(
                     "{id}: attempt {attempt} of {} failed ({e}); trying again in {}s",
-                    s.activation_attempts,
+                    activation.attempts,
                     ACTIVATION_RETRY_WAIT.as_secs()
                 );
                 tokio::time::sleep(ACTIVATION_RETRY_WAIT).await;

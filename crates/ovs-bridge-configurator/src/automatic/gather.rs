@@ -2,11 +2,11 @@
 //! the input files.
 
 use std::net::IpAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use selection::Snapshot;
 use selection::netlink::NetlinkReader;
-use selection::runfiles::read_ip_file;
+use selection::runfiles::{NodeIpFiles, read_ip_file};
 use zbus::zvariant::OwnedObjectPath;
 
 use crate::automatic::error::ConvertError;
@@ -14,6 +14,29 @@ use crate::automatic::plan::{self, Files, PlanError};
 use crate::nm::Nm;
 use crate::nm::profile::{self as p, ProfileView};
 use crate::settings::Settings;
+
+/// Where the input files are, from the settings.
+pub struct Inputs {
+    /// nodeip-selector's files: the node IP to convert around, and the node IPs per family.
+    pub node_ip_files: NodeIpFiles,
+    /// OVN-Kubernetes' bridge files: the interface each bridge is to be built on.
+    pub default_bridge: PathBuf,
+    pub extra_bridge: PathBuf,
+    /// The hint: the interface br-ex was on.
+    pub hint: PathBuf,
+}
+
+impl Inputs {
+    /// The files the settings name (tests point them at a temporary directory).
+    pub fn from_settings(s: &Settings) -> Inputs {
+        Inputs {
+            node_ip_files: s.node_ip_files(),
+            default_bridge: s.default_bridge(),
+            extra_bridge: s.extra_bridge(),
+            hint: s.hint(),
+        }
+    }
+}
 
 /// Everything the planner reads.
 pub struct Gathered {
@@ -53,6 +76,8 @@ impl Gathered {
     }
 }
 
+/// A file's text without its trailing newlines; `None` when it cannot be read (a missing file
+/// says nothing).
 pub(crate) fn read_text(path: &Path) -> Option<String> {
     std::fs::read_to_string(path)
         .ok()
@@ -63,12 +88,12 @@ pub(crate) fn read_text(path: &Path) -> Option<String> {
 pub async fn gather(
     nm: &Nm,
     reader: &mut NetlinkReader,
-    s: &Settings,
+    inputs: &Inputs,
 ) -> Result<Gathered, ConvertError> {
     let devices = devices(nm).await?;
     let profiles = profiles(nm, &devices).await?;
-    let files = files(s);
-    let node_ips = node_ips(s);
+    let files = files(inputs);
+    let node_ips = node_ips(&inputs.node_ip_files);
     Ok(Gathered {
         profiles,
         devices,
@@ -125,23 +150,22 @@ async fn profiles(
 }
 
 /// The input files; an unreadable primary-ip file counts as absent.
-fn files(s: &Settings) -> Files {
-    let primary_ip = read_ip_file(&s.node_ip_files().primary_ip()).unwrap_or_else(|e| {
+fn files(inputs: &Inputs) -> Files {
+    let primary_ip = read_ip_file(&inputs.node_ip_files.primary_ip()).unwrap_or_else(|e| {
         tracing::warn!("ignoring {e}");
         None
     });
     Files {
-        default_bridge: std::fs::read_to_string(s.default_bridge()).ok(),
+        default_bridge: std::fs::read_to_string(&inputs.default_bridge).ok(),
         primary_ip,
-        hint: read_text(&s.hint()),
-        extra_bridge: read_text(&s.extra_bridge())
+        hint: read_text(&inputs.hint),
+        extra_bridge: read_text(&inputs.extra_bridge)
             .and_then(|t| t.lines().next().map(str::to_owned)),
     }
 }
 
 /// The node IPs nodeip-selector wrote, IPv4 first; a missing or unreadable file adds none.
-fn node_ips(s: &Settings) -> Vec<IpAddr> {
-    let ip_files = s.node_ip_files();
+fn node_ips(ip_files: &NodeIpFiles) -> Vec<IpAddr> {
     [ip_files.ipv4(), ip_files.ipv6()]
         .iter()
         .filter_map(|f| read_ip_file(f).ok().flatten())

@@ -6,6 +6,7 @@
 pub mod error;
 mod execute;
 pub mod gather;
+mod markers;
 pub mod nic;
 pub mod plan;
 pub mod report;
@@ -14,7 +15,6 @@ pub mod verify;
 
 use std::time::{Duration, Instant};
 
-use selection::atomic::{touch, write_atomic};
 use selection::netlink::{ChangeStream, NetlinkReader};
 
 use crate::br_ex::{BR_EX, is_ours};
@@ -23,28 +23,33 @@ use crate::nm::profile::ProfileView;
 use crate::outcome::Outcome;
 use crate::recover::{cleanup, roll_back_abandoned};
 use crate::settings::Settings;
-use error::io;
 pub use error::{ConvertError, NotReady};
-use execute::execute;
-use gather::{Gathered, gather, read_text};
+use execute::{Terms, execute};
+use gather::{Gathered, Inputs, gather};
+use markers::Markers;
 use plan::{Plan, PlanError};
 
 /// How long to wait for a default route to appear when there is none (upstream: 12 x 5 s).
 const DEFAULT_ROUTE_WAIT: Duration = Duration::from_secs(60);
 
 /// The automatic conversion (configure-ovs.sh's job), run by `apply` once no NMState file is
-/// to be applied and none was.
+/// to be applied and none was. The settings are taken apart here, into what each step needs:
+/// the markers the run writes, the files it plans from, the terms it carries the plan out under,
+/// and NetworkManager's reply timeout and activation bound.
 pub async fn convert(s: &Settings) -> Result<Outcome, ConvertError> {
-    touch(&s.executed_marker()).map_err(|e| io("touch", &s.executed_marker(), e))?;
+    let markers = Markers::from_settings(s);
+    let inputs = Inputs::from_settings(s);
+    let terms = Terms::from_settings(s);
+    markers.mark_executed()?;
     let nm = Nm::connect(s.dbus_timeout).await?;
     roll_back_abandoned(&nm, s.activation_timeout).await?;
     let mut changes = ChangeStream::subscribe(Duration::from_millis(20))?;
     let mut reader = NetlinkReader::connect()?;
-    forget_hint_of_extra_bridge(s);
-    if !s.boot_marker().exists() {
-        start_boot(&nm, s).await?;
+    markers.forget_hint_of_extra_bridge();
+    if !markers.boot_started() {
+        start_boot(&nm, &markers, s.activation_timeout).await?;
     }
-    let mut g = await_uplink(&nm, &mut reader, &mut changes, s).await?;
+    let mut g = await_uplink(&nm, &mut reader, &mut changes, &inputs).await?;
     let choice = plan::choose(&g.snapshot, &g.files)?.ok_or(PlanError::NoInterface)?;
     if !plan::is_converted(&choice, &g.planner_profiles())
         && g.profiles.iter().any(|(_, x)| is_ours(&x.id()))
@@ -53,44 +58,32 @@ pub async fn convert(s: &Settings) -> Result<Outcome, ConvertError> {
             "br-ex is not carrying the node IP: removing the previous attempt before proceeding"
         );
         cleanup::<ConvertError>(&nm, s.activation_timeout).await?;
-        g = gather(&nm, &mut reader, s).await?;
+        g = gather(&nm, &mut reader, &inputs).await?;
     }
     let plan = g.plan(&mut || uuid::Uuid::new_v4().to_string())?;
     for w in plan.bridges.iter().flat_map(|b| &b.warnings) {
         tracing::warn!("{w}");
     }
-    let outcome = carry_out(&nm, s, &g, &plan, &mut changes, &mut reader).await?;
+    let outcome = carry_out(&nm, &terms, &g, &plan, &mut changes, &mut reader).await?;
     if let Outcome::Converted { interface } = &outcome
         && interface != BR_EX.bridge
     {
         // Written on every conversion, also when the node IP chose the interface (configure-ovs
         // writes it on the default-route path only). OVN-Kubernetes reads this file.
-        write_atomic(&s.hint(), format!("{interface}\n").as_bytes(), 0o644)
-            .map_err(|e| io("write", &s.hint(), e))?;
+        markers.remember_hint(interface)?;
     }
     tracing::info!("D-Bus calls: {}", nm.calls());
     Ok(outcome)
 }
 
-/// The remembered interface became the extra bridge's: forgets it and the boot marker, so
-/// everything is rebuilt.
-fn forget_hint_of_extra_bridge(s: &Settings) {
-    if let (Some(hint), Some(extra)) = (read_text(&s.hint()), read_text(&s.extra_bridge()))
-        && hint.trim() == extra.lines().next().unwrap_or_default().trim()
-    {
-        tracing::info!("the hint names the extra-bridge interface {hint}: full reconfiguration");
-        let _ = std::fs::remove_file(s.hint());
-        let _ = std::fs::remove_file(s.boot_marker());
-    }
-}
-
-/// The first run of a boot: remembers the previous boot's uplink, removes its bridge and marks
-/// the boot as started.
-async fn start_boot(nm: &Nm, s: &Settings) -> Result<(), ConvertError> {
-    seed_hint(nm, s).await?;
+/// The first run of a boot: remembers the previous boot's uplink, removes its bridge (waiting
+/// up to `activation` for each uplink to get its own profile back) and marks the boot as
+/// started.
+async fn start_boot(nm: &Nm, markers: &Markers, activation: Duration) -> Result<(), ConvertError> {
+    seed_hint(nm, markers).await?;
     tracing::info!("first run of this boot: removing a previous boot's bridge before rebuilding");
-    cleanup::<ConvertError>(nm, s.activation_timeout).await?;
-    touch(&s.boot_marker()).map_err(|e| io("touch", &s.boot_marker(), e))
+    cleanup::<ConvertError>(nm, activation).await?;
+    Ok(markers.mark_boot_started()?)
 }
 
 /// Gathers again on every network change until the interface to convert is the final one (see
@@ -99,23 +92,23 @@ async fn await_uplink(
     nm: &Nm,
     reader: &mut NetlinkReader,
     changes: &mut ChangeStream,
-    s: &Settings,
+    inputs: &Inputs,
 ) -> Result<Gathered, ConvertError> {
-    let mut g = gather(nm, reader, s).await?;
+    let mut g = gather(nm, reader, inputs).await?;
     let deadline = Instant::now() + DEFAULT_ROUTE_WAIT;
     while Instant::now() < deadline {
-        if !still_waiting(&g, s)? {
+        if !still_waiting(&g, inputs)? {
             break;
         }
         let _ = tokio::time::timeout(deadline - Instant::now(), changes.next()).await;
-        g = gather(nm, reader, s).await?;
+        g = gather(nm, reader, inputs).await?;
     }
     Ok(g)
 }
 
 /// Whether the conversion should wait (and why, logged): no interface can be chosen yet, the
 /// node IP is on no interface yet, or the remembered interface has no default route yet.
-fn still_waiting(g: &Gathered, s: &Settings) -> Result<bool, PlanError> {
+fn still_waiting(g: &Gathered, inputs: &Inputs) -> Result<bool, PlanError> {
     let Some(c) = plan::choose(&g.snapshot, &g.files)? else {
         tracing::info!(
             "no node-IP interface and no default route yet; waiting for a network change"
@@ -129,14 +122,14 @@ fn still_waiting(g: &Gathered, s: &Settings) -> Result<bool, PlanError> {
         (Some(ip), _) => tracing::info!(
             "the node IP {ip} ({}) is on no interface yet ({} has a default route): \
              waiting for it",
-            s.node_ip_files().primary_ip().display(),
+            inputs.node_ip_files.primary_ip().display(),
             c.interface
         ),
         (None, Some(hint)) => tracing::info!(
             "{} has a default route, but br-ex was on {hint} ({}): waiting for {hint}'s \
              default route",
             c.interface,
-            s.hint().display()
+            inputs.hint.display()
         ),
         (None, None) => return Ok(false),
     }
@@ -146,7 +139,7 @@ fn still_waiting(g: &Gathered, s: &Settings) -> Result<bool, PlanError> {
 /// Executes the plan, unless br-ex already carries the node IP and every profile is active.
 async fn carry_out(
     nm: &Nm,
-    s: &Settings,
+    terms: &Terms,
     g: &Gathered,
     plan: &Plan,
     changes: &mut ChangeStream,
@@ -159,7 +152,7 @@ async fn carry_out(
         );
         return Ok(Outcome::AlreadyConverted);
     }
-    execute(nm, s, g, plan, changes, reader).await?;
+    execute(nm, terms, g, plan, changes, reader).await?;
     Ok(Outcome::Converted {
         interface: plan.choice.interface.clone(),
     })
@@ -168,8 +161,8 @@ async fn carry_out(
 /// Without a hint file (a node converted by a version that did not write it), the previous
 /// boot's `ovs-if-phys0` still names the NIC br-ex was on: remember it before the clean-up
 /// removes the profile, so br-ex does not move to another NIC with a default route.
-async fn seed_hint(nm: &Nm, s: &Settings) -> Result<(), ConvertError> {
-    if s.hint().exists() {
+async fn seed_hint(nm: &Nm, markers: &Markers) -> Result<(), ConvertError> {
+    if markers.has_hint() {
         return Ok(());
     }
     let phys = BR_EX.uplink_profile();
@@ -184,10 +177,9 @@ async fn seed_hint(nm: &Nm, s: &Settings) -> Result<(), ConvertError> {
     };
     tracing::info!(
         "no {}: seeding it with {nic}, the NIC of the previous boot's {phys}",
-        s.hint().display()
+        markers.hint().display()
     );
-    write_atomic(&s.hint(), format!("{nic}\n").as_bytes(), 0o644)
-        .map_err(|e| io("write", &s.hint(), e))
+    Ok(markers.remember_hint(&nic)?)
 }
 
 /// Every profile of the activation list is active now.

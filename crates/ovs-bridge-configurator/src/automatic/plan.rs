@@ -436,12 +436,12 @@ fn bridge_plan(
     });
     let (phys, kind, clone_mac) = uplink_kind(u.old, devices)?;
     new.unless_present(names.uplink_profile(), |id, uuid| {
-        uplink_profile(&u, id, uuid, (&phys, kind, clone_mac))
+        uplink_settings(&u, id, uuid, (&phys, kind, clone_mac))
     });
     port_clones(&mut new, &old_uuid, iface);
     let warnings = low_mtu_warning(&u).into_iter().collect();
     new.unless_present(names.interface_profile(), |id, uuid| {
-        interface_profile(&u, id, uuid, snap)
+        interface_settings(&u, id, uuid, snap)
     });
     Ok(BridgePlan {
         names,
@@ -641,7 +641,7 @@ fn tun_uplink(old: &Settings) -> Settings {
 }
 
 /// `ovs-if-phys0`: the uplink as a port of br-ex, keeping its kind.
-fn uplink_profile(
+fn uplink_settings(
     u: &Uplink,
     id: &str,
     uuid: &str,
@@ -697,7 +697,7 @@ fn port_clone(port: &Settings, id: &str, uuid: &str, master: &str) -> Settings {
 /// address, a route) would re-activate br-ex and drop traffic for a moment. With the name
 /// already there, nmstate's change is reapplied in place. NetworkManager resolves either form to
 /// the same controller.
-fn interface_profile(u: &Uplink, id: &str, uuid: &str, snap: &Snapshot) -> Settings {
+fn interface_settings(u: &Uplink, id: &str, uuid: &str, snap: &Snapshot) -> Settings {
     let old = u.old;
     let method = |family| Ip::of(old, family).method.unwrap_or_else(|| "auto".into());
     let (v4, v6) = (method(IpFamily::V4), method(IpFamily::V6));

@@ -10,7 +10,6 @@ use selection::netlink::NetlinkReader;
 use crate::automatic::plan::Plan;
 use crate::nm::Nm;
 use crate::nm::profile::{self as p, ProfileView};
-use crate::settings::Settings;
 
 /// On failure, in the journal: what NetworkManager and the kernel hold at that moment (as
 /// configure-ovs's `print_state`: profiles, devices, addresses, and the routes the netlink reader
@@ -94,15 +93,15 @@ const TROUBLESHOOTING_KEPT: usize = 5;
 /// Names of the troubleshooting copies (`collect` picks the newest).
 pub const TROUBLESHOOTING_PREFIX: &str = "ovs-bridge-configurator-";
 
-/// On failure: the generated profiles, as keyfile-style text, in a fresh troubleshooting dir:
-/// private (0700) and named unpredictably (it lives in /tmp by default), created exclusively, and
-/// only the last few kept.
-pub fn dump_profiles(s: &Settings, plan: &Plan) {
+/// On failure: the generated profiles, as keyfile-style text, in a fresh troubleshooting dir
+/// under `parent`: private (0700) and named unpredictably (it lives in /tmp by default), created
+/// exclusively, and only the last few kept.
+pub fn dump_profiles(parent: &Path, plan: &Plan) {
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let random = uuid::Uuid::new_v4().simple().to_string();
-    let dir = s.troubleshooting_dir.join(format!(
+    let dir = parent.join(format!(
         "{TROUBLESHOOTING_PREFIX}{stamp:012}-{}",
         &random[..12]
     ));
@@ -123,7 +122,7 @@ pub fn dump_profiles(s: &Settings, plan: &Plan) {
         ),
         Err(e) => tracing::warn!("cannot write {}: {e}", dir.display()),
     }
-    prune_troubleshooting(&s.troubleshooting_dir, &dir);
+    prune_troubleshooting(parent, &dir);
 }
 
 /// Removes all but the newest [`TROUBLESHOOTING_KEPT`] troubleshooting copies (by modification

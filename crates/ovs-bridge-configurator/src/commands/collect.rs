@@ -128,8 +128,8 @@ pub async fn collect(s: &Settings, target: &Path) -> anyhow::Result<Vec<String>>
     };
     let plan_line = network_manager(&mut b, s).await;
     ovsdb(&mut b);
-    kernel(&mut b);
-    files(&mut b, s);
+    add_kernel(&mut b);
+    add_files(&mut b, s);
     let summary = summary(&b, &plan_line);
     b.write("SUMMARY.txt", summary);
     if let Some(t) = &staging {
@@ -162,7 +162,7 @@ async fn network_manager(b: &mut Bundle, s: &Settings) -> String {
         }
     };
     match nm.profiles().await {
-        Ok(profiles) => profiles.iter().for_each(|x| profile(b, x)),
+        Ok(profiles) => profiles.iter().for_each(|x| add_profile(b, x)),
         Err(e) => b.fail("NetworkManager profiles", e),
     }
     match nm.devices().await {
@@ -177,12 +177,12 @@ async fn network_manager(b: &mut Bundle, s: &Settings) -> String {
         Ok(cps) => b.write("nm/checkpoints.txt", checkpoints_text(&nm, &cps).await),
         Err(e) => b.fail("NetworkManager checkpoints", e),
     }
-    plan(b, &nm, s).await
+    add_plan(b, &nm, s).await
 }
 
 /// One profile's D-Bus settings, and its keyfile as NetworkManager stores it (/etc or /run),
 /// both redacted.
-fn profile(b: &mut Bundle, x: &Profile) {
+fn add_profile(b: &mut Bundle, x: &Profile) {
     let (id, uuid) = (x.id(), x.uuid());
     let file = if x.filename.is_empty() {
         "(none)"
@@ -250,11 +250,14 @@ async fn checkpoints_text(nm: &Nm, cps: &[OwnedObjectPath]) -> String {
 
 /// What `plan` prints now, into `plan.txt`. Returns its first line (or why there is no plan)
 /// for the summary.
-async fn plan(b: &mut Bundle, nm: &Nm, s: &Settings) -> String {
+async fn add_plan(b: &mut Bundle, nm: &Nm, s: &Settings) -> String {
     let gathered = match NetlinkReader::connect() {
-        Ok(mut reader) => crate::automatic::gather::gather(nm, &mut reader, s)
-            .await
-            .map_err(|e| e.to_string()),
+        Ok(mut reader) => {
+            let inputs = crate::automatic::gather::Inputs::from_settings(s);
+            crate::automatic::gather::gather(nm, &mut reader, &inputs)
+                .await
+                .map_err(|e| e.to_string())
+        }
         Err(e) => Err(e.to_string()),
     };
     match gathered
@@ -290,7 +293,7 @@ fn ovsdb(b: &mut Bundle) {
 }
 
 /// Addresses, routes and rules of every table, both families.
-fn kernel(b: &mut Bundle) {
+fn add_kernel(b: &mut Bundle) {
     b.command("kernel/addresses.txt", "ip", &["-d", "address", "show"]);
     for (family, flag) in [("v4", "-4"), ("v6", "-6")] {
         b.command(
@@ -304,7 +307,7 @@ fn kernel(b: &mut Bundle) {
 
 /// nodeip-configuration's files, the markers and hint files, the NMState files, and the newest
 /// troubleshooting copy.
-fn files(b: &mut Bundle, s: &Settings) {
+fn add_files(b: &mut Bundle, s: &Settings) {
     b.copy_dir(
         "files/nodeip-configuration",
         &s.run_dir.join("nodeip-configuration"),

@@ -198,7 +198,7 @@ impl Answer {
 ///   remove) under a lower-metric one through a gateway that is not there;
 /// - every gateway that answered before: awaited until its default route is back, unless the
 ///   change gave the family a new gateway (it replaced the old one), which then stands in.
-fn due(before: &[Heard], now: &[Gateway]) -> Result<Vec<Due>, (IpAddr, Answer)> {
+fn still_due(before: &[Heard], now: &[Gateway]) -> Result<Vec<Due>, (IpAddr, Answer)> {
     let mut out = Vec::new();
     for v4 in [true, false] {
         let family = |ip: &IpAddr| ip.is_ipv4() == v4;
@@ -240,7 +240,7 @@ pub async fn await_forwarding(
     let mut answered: Vec<Gateway> = Vec::new();
     loop {
         let now = default_gateways(&reader.snapshot().await.unwrap_or_default());
-        let next = match due(before, &now) {
+        let next = match still_due(before, &now) {
             Err((ip, answer)) => {
                 if Instant::now() >= deadline {
                     return Err(NotForwarding::Lost {
@@ -516,7 +516,7 @@ mod tests {
 
     /// What `due` asks for, as (gateway, interface, how it answered before).
     fn asked(before: &[Heard], now: &[Gateway]) -> Vec<(String, String, Option<Answer>)> {
-        due(before, now)
+        still_due(before, now)
             .unwrap()
             .into_iter()
             .map(|d| (d.gateway.ip.to_string(), d.gateway.interface, d.before))
@@ -549,7 +549,7 @@ mod tests {
                 of("198.51.100.99", "br-ex", None)
             ]
         );
-        let d = due(&before, &now).unwrap();
+        let d = still_due(&before, &now).unwrap();
         assert!(
             d[1].passes(Some(Answer::Neighbour)),
             "a new gateway may answer either way"
@@ -576,7 +576,7 @@ mod tests {
         // No IPv4 default route yet (DHCP on br-ex still under way): the old one is awaited.
         let missing = gateways(&[(3, "2001:db8:1::1", 48)]);
         assert_eq!(
-            due(&before, &missing).unwrap_err(),
+            still_due(&before, &missing).unwrap_err(),
             ("198.51.100.1".parse().unwrap(), Answer::Echo)
         );
         // Another gateway that was a default before taking the traffic does not replace it.
@@ -585,7 +585,7 @@ mod tests {
             heard("198.51.100.2", None),
         ];
         let moved = gateways(&[(2, "198.51.100.2", 10)]);
-        assert!(due(&before, &moved).is_err());
+        assert!(still_due(&before, &moved).is_err());
     }
 
     #[test]

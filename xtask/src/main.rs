@@ -18,6 +18,7 @@ mod licenses;
 mod rpm;
 mod soak;
 mod test;
+mod timeline;
 mod util;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -78,12 +79,20 @@ enum Cmd {
         #[arg(long, default_value = image::REFERENCE)]
         reference: String,
     },
-    /// Boot three on-prem nodes' networking (the daemons in unit order) and show the result:
-    /// a table per node and the boot's timeline.
+    /// Set up (packages, NetworkManager with OVS, the daemons; timed), boot three on-prem
+    /// nodes' networking (the daemons in unit order), show a table per node, then day 2 on the
+    /// node holding the VIPs, and draw the run's timeline (SVG and PNG).
     Demo {
         /// Leave the cluster running until Enter is pressed, with instructions to inspect it.
         #[arg(long)]
         keep: bool,
+        /// Only draw the timeline of a recorded run (the timeline.tsv a demo wrote) again, as
+        /// SVG and PNG; needs no root.
+        #[arg(long, value_name = "FILE")]
+        redraw: Option<std::path::PathBuf>,
+        /// Where the timeline goes (default: target/demo).
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
     },
     /// Run the libFuzzer targets (fuzz/libfuzzer) on the stable toolchain and report
     /// executions, coverage and crashes.
@@ -171,10 +180,7 @@ fn main() -> anyhow::Result<()> {
             deps::install()?;
             soak::run(trials, seed)
         }
-        Cmd::Demo { keep } => {
-            deps::install()?;
-            demo::run(keep)
-        }
+        Cmd::Demo { keep, redraw, out } => demo::run(keep, redraw.as_deref(), out.as_deref()),
         Cmd::Fuzz {
             targets,
             seconds,

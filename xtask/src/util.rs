@@ -13,12 +13,32 @@ pub fn root() -> PathBuf {
         .to_owned()
 }
 
-/// `cargo` as invoked by the user (respects `$CARGO`), run from the workspace root.
+/// `cargo` as invoked by the user (respects `$CARGO`), run from the workspace root, without the
+/// variables `cargo run` gave xtask for its own package: build scripts that watch variables of
+/// those names (ring's: CARGO_MANIFEST_DIR, CARGO_PKG_NAME, ...) would see them changed since
+/// `cargo xtask` built them and run again, rebuilding ring, rustls and kube.
 pub fn cargo() -> Command {
     let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     c.current_dir(root());
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        if RUN_VARIABLES.contains(&k.as_ref()) || k.starts_with("CARGO_PKG_") {
+            c.env_remove(k.as_ref());
+        }
+    }
     c
 }
+
+/// The variables `cargo run` sets for the program it runs, besides `CARGO_PKG_*`.
+const RUN_VARIABLES: &[&str] = &[
+    "CARGO_MANIFEST_DIR",
+    "CARGO_MANIFEST_PATH",
+    "CARGO_MANIFEST_LINKS",
+    "CARGO_CRATE_NAME",
+    "CARGO_BIN_NAME",
+    "CARGO_PRIMARY_PACKAGE",
+    "OUT_DIR",
+];
 
 /// Runs `cmd` with inherited stdio and fails on a non-zero exit.
 pub fn run(cmd: &mut Command) -> anyhow::Result<()> {

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use integration::Netns;
+use integration::cluster::day2::{back_on_br_ex, moved, while_sampling_vips};
 use integration::cluster::{API_VIP, ClusterNode, INGRESS_VIP};
-use integration::keepalived::holds;
 use integration::nncp::DEAD_DEFAULT_ROUTE;
 use integration::node::{NMSTATE_BR_EX, ZONE, node_address};
 use integration::node_boot::{carries, context, default_via, holds_vip};
@@ -487,20 +487,6 @@ cat /proc/sys/kernel/random/boot_id > /harness-out/boot-after
     assert!(default_via(&r, "br-ex"), "{ctx}");
 }
 
-/// Waits up to 20 s for node `n` to carry its node IP on br-ex again with its default route
-/// through the machine network's gateway; how long it took.
-fn back_on_br_ex(node: &ClusterNode, n: u8) -> Option<Duration> {
-    let ip = node_address(n);
-    time_until(Duration::from_secs(20), || {
-        holds(&node.node.ns, "br-ex", &ip)
-            && node
-                .node
-                .ns
-                .ip(&["route", "show", "default"])
-                .is_ok_and(|r| r.contains("via 198.51.100.1 dev br-ex"))
-    })
-}
-
 /// A booted three-node cluster and the nodes holding the API and the Ingress VIP.
 fn booted_cluster_with_vips() -> (integration::cluster::Cluster, u8, u8) {
     let (c, api) = booted_cluster();
@@ -508,51 +494,6 @@ fn booted_cluster_with_vips() -> (integration::cluster::Cluster, u8, u8) {
         .wait_single_holder(INGRESS_VIP, Duration::from_secs(20))
         .unwrap();
     (c, api, ingress)
-}
-
-/// Which nodes hold each VIP now.
-type VipSample = Vec<(&'static str, Vec<u8>)>;
-
-/// Runs `f` while sampling every 50 ms which nodes hold the API and Ingress VIPs, and twice more
-/// after it returns (a VIP dropped at the very end counts too).
-fn while_sampling_vips<R: Send>(
-    c: &integration::cluster::Cluster,
-    f: impl FnOnce() -> R + Send,
-) -> (R, Vec<VipSample>) {
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        let sampler = scope.spawn(|| {
-            let mut samples = Vec::new();
-            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
-                samples.push(
-                    [API_VIP, INGRESS_VIP]
-                        .into_iter()
-                        .map(|v| (v, c.holders(v)))
-                        .collect(),
-                );
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            samples
-        });
-        let result = f();
-        std::thread::sleep(Duration::from_millis(150));
-        stop.store(true, std::sync::atomic::Ordering::SeqCst);
-        (result, sampler.join().unwrap())
-    })
-}
-
-/// Every sample in which a VIP was not on its holder alone, one line each.
-fn moved(samples: &[VipSample], holders: &[(&str, u8)]) -> Vec<String> {
-    samples
-        .iter()
-        .enumerate()
-        .flat_map(|(i, held)| {
-            held.iter()
-                .zip(holders)
-                .filter(|((_, on), (_, h))| on.as_slice() != [*h])
-                .map(move |((v, on), (_, h))| format!("sample {i}: {v} on {on:?}, not on [{h}]"))
-        })
-        .collect()
 }
 
 /// A good live change on the node that holds the VIPs ("the keepalived VIPs stay where

@@ -23,11 +23,12 @@ use crate::netns::{Netns, scratch_dir};
 use crate::node::{Node, Upstream, node_address, node_address6};
 use crate::process::wait_for;
 
+pub mod day2;
 mod node;
 mod timeline;
 
 pub use node::ClusterNode;
-pub use timeline::Event;
+pub use timeline::{Event, log_events};
 
 /// The API and ingress VIPs (machine network).
 pub const API_VIP: &str = "198.51.100.5";
@@ -159,6 +160,11 @@ impl Cluster {
         let tmp = self.dir.path().join("peers.toml.new");
         std::fs::write(&tmp, peer_list(nodes)).map_err(|e| e.to_string())?;
         std::fs::rename(&tmp, &self.peers).map_err(|e| e.to_string())
+    }
+
+    /// When the cluster was created: the zero of its timeline.
+    pub fn started(&self) -> SystemTime {
+        self.started
     }
 
     /// Every daemon's log lines of every node, in time order, relative to the cluster's start.

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, SystemTime};
 
-use super::timeline::{Event, parse_utc};
+use super::timeline::{Event, log_events};
 use super::{API_VIP, Binaries, DAEMONS, INGRESS_VIP, STORAGE_ROUTER};
 use crate::dnsmasq::{Dnsmasq, DnsmasqConfig};
 use crate::keepalived::{KeepalivedService, passing_scripts_here};
@@ -228,14 +228,32 @@ impl ClusterNode {
         self.configurator(&["apply-nmstate", "--live"])
     }
 
-    /// An `ovs-bridge-configurator` command on this node's directories, run to completion.
-    fn configurator(&self, args: &[&str]) -> Result<(ExitStatus, String), String> {
+    /// `ovs-bridge-configurator apply-live` of `yaml` started without waiting, its stderr piped,
+    /// for a caller that kills it midway (the dead man's switch then undoes its change).
+    pub fn spawn_apply_live(&self, yaml: &str) -> Result<Child, String> {
+        let file = self.path("apply-live.yml");
+        std::fs::write(&file, yaml).map_err(|e| e.to_string())?;
+        self.configurator_command(&["apply-live", &file.display().to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("apply-live: {e}"))
+    }
+
+    /// An `ovs-bridge-configurator` command on this node's directories.
+    fn configurator_command(&self, args: &[&str]) -> Command {
         let (etc, var_lib) = (self.path("etc"), self.path("var-lib"));
         let mut all = args.to_vec();
         let (etc, var_lib) = (etc.display().to_string(), var_lib.display().to_string());
         all.extend(["--etc-dir", &etc, "--var-lib-dir", &var_lib]);
+        self.command("ovs-bridge-configurator", &all)
+    }
+
+    /// An `ovs-bridge-configurator` command on this node's directories, run to completion.
+    fn configurator(&self, args: &[&str]) -> Result<(ExitStatus, String), String> {
         let out = self
-            .command("ovs-bridge-configurator", &all)
+            .configurator_command(args)
             .stdin(Stdio::null())
             .output()
             .map_err(|e| format!("{}: {e}", args.join(" ")))?;
@@ -550,18 +568,7 @@ impl ClusterNode {
             .iter()
             .flat_map(|d| {
                 let text = std::fs::read_to_string(self.log(d)).unwrap_or_default();
-                text.lines()
-                    .filter_map(|l| {
-                        let (stamp, rest) = l.split_once(' ')?;
-                        let at = parse_utc(stamp)?.duration_since(start).ok()?;
-                        Some(Event {
-                            at,
-                            node: self.index,
-                            source: d.to_string(),
-                            what: rest.trim().to_owned(),
-                        })
-                    })
-                    .collect::<Vec<_>>()
+                log_events(&text, self.index, d, start)
             })
             .collect()
     }

@@ -12,8 +12,25 @@ pub struct Event {
     pub what: String,
 }
 
+/// The timestamped lines of a daemon's log `text` (tracing's format) on node `node` as events,
+/// placed relative to `start`; lines without a timestamp, or from before `start`, are left out.
+pub fn log_events(text: &str, node: u8, source: &str, start: SystemTime) -> Vec<Event> {
+    text.lines()
+        .filter_map(|l| {
+            let (stamp, rest) = l.split_once(' ')?;
+            let at = parse_utc(stamp)?.duration_since(start).ok()?;
+            Some(Event {
+                at,
+                node,
+                source: source.to_owned(),
+                what: rest.trim().to_owned(),
+            })
+        })
+        .collect()
+}
+
 /// `2026-11-21T12:13:29.694569Z` (tracing's default timestamp) as a time.
-pub(super) fn parse_utc(s: &str) -> Option<SystemTime> {
+fn parse_utc(s: &str) -> Option<SystemTime> {
     let s = s.strip_suffix('Z')?;
     let (date, time) = s.split_once('T')?;
     let mut d = date.split('-').map(|p| p.parse::<i64>());

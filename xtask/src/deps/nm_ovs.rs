@@ -94,12 +94,14 @@ pub fn build() -> anyhow::Result<()> {
     let version = VERSION;
     let prefix = prefix();
     let started = Instant::now();
-    eprintln!(
-        "xtask deps: building NetworkManager {version} with OVS into {} (about 4 minutes)",
-        prefix.display()
-    );
     fs::create_dir_all(CACHE_ROOT)?;
     let work = Path::new(CACHE_ROOT).join(format!("build-{}", std::process::id()));
+    eprintln!(
+        "xtask deps: building NetworkManager {version} with OVS into {} (minutes; its output \
+         goes to {})",
+        prefix.display(),
+        work.join("build.log").display()
+    );
     let _ = fs::remove_dir_all(&work);
     let result = build_in(&work, version, &prefix);
     if result.is_ok() {
@@ -117,8 +119,8 @@ pub fn build() -> anyhow::Result<()> {
     result
 }
 
-fn build_in(work: &Path, version: &str, prefix: &Path) -> anyhow::Result<()> {
-    let log = work.join("build.log");
+/// The source package of `version` downloaded into `work`; its `.dsc`.
+fn download(work: &Path, version: &str, log: &Path) -> anyhow::Result<PathBuf> {
     let apt = work.join("apt");
     for d in ["lists/partial", "arch/partial", "cache", "src", "sources.d"] {
         fs::create_dir_all(apt.join(d))?;
@@ -148,7 +150,7 @@ fn build_in(work: &Path, version: &str, prefix: &Path) -> anyhow::Result<()> {
         c.args(["-q"]).args(args);
         c
     };
-    logged(&mut apt_get(&["update"]), &log, "apt-get update (deb-src)")?;
+    logged(&mut apt_get(&["update"]), log, "apt-get update (deb-src)")?;
     logged(
         apt_get(&[
             "source",
@@ -156,7 +158,7 @@ fn build_in(work: &Path, version: &str, prefix: &Path) -> anyhow::Result<()> {
             &format!("network-manager={version}"),
         ])
         .current_dir(apt.join("src")),
-        &log,
+        log,
         "apt-get source network-manager",
     )?;
     let dsc = fs::read_dir(apt.join("src"))?
@@ -164,22 +166,32 @@ fn build_in(work: &Path, version: &str, prefix: &Path) -> anyhow::Result<()> {
         .map(|e| e.path())
         .find(|p| p.extension().is_some_and(|e| e == "dsc"))
         .context("no .dsc downloaded")?;
+    Ok(dsc)
+}
+
+/// The whole build in `work`, installed to `prefix`.
+fn build_in(work: &Path, version: &str, prefix: &Path) -> anyhow::Result<()> {
+    let log = work.join("build.log");
+    let dsc = download(work, version, &log)?;
     let src = work.join("src");
     logged(
         Command::new("dpkg-source").arg("-x").arg(&dsc).arg(&src),
         &log,
         "dpkg-source -x",
     )?;
+    apply_patch(&src, version, &log)?;
+    compile(&src, work, prefix, &log)?;
+    put_in_place(work, version, prefix)
+}
 
+/// The harness patch applied to the unpacked source.
+fn apply_patch(src: &Path, version: &str, log: &Path) -> anyhow::Result<()> {
     let mut patch = Command::new("patch");
     patch
         .args(["-p1", "--forward", "--batch"])
-        .current_dir(&src)
+        .current_dir(src)
         .stdin(Stdio::piped());
-    let file = fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log)?;
+    let file = fs::OpenOptions::new().create(true).append(true).open(log)?;
     let mut child = patch.stdout(file.try_clone()?).stderr(file).spawn()?;
     child
         .stdin
@@ -192,18 +204,22 @@ fn build_in(work: &Path, version: &str, prefix: &Path) -> anyhow::Result<()> {
             log.display()
         );
     }
+    Ok(())
+}
 
+/// meson and ninja: built and installed under `work/dest`.
+fn compile(src: &Path, work: &Path, prefix: &Path, log: &Path) -> anyhow::Result<()> {
     // pyenv's python3 may come first in PATH; meson's helpers need Debian's.
     let path = format!("/usr/bin:{}", std::env::var("PATH").unwrap_or_default());
     let build = src.join("build");
     logged(
         Command::new("meson")
             .env("PATH", &path)
-            .current_dir(&src)
+            .current_dir(src)
             .args(["setup", "build"])
             .arg(format!("--prefix={}", prefix.display()))
             .args(MESON_OPTIONS),
-        &log,
+        log,
         "meson setup",
     )?;
     logged(
@@ -211,7 +227,7 @@ fn build_in(work: &Path, version: &str, prefix: &Path) -> anyhow::Result<()> {
             .env("PATH", &path)
             .arg("-C")
             .arg(&build),
-        &log,
+        log,
         "ninja",
     )?;
     let dest = work.join("dest");
@@ -222,9 +238,15 @@ fn build_in(work: &Path, version: &str, prefix: &Path) -> anyhow::Result<()> {
             .arg("-C")
             .arg(&build)
             .arg("install"),
-        &log,
+        log,
         "ninja install",
     )?;
+    Ok(())
+}
+
+/// The staged install moved to `prefix`, stamped, and `current()` pointed at it.
+fn put_in_place(work: &Path, version: &str, prefix: &Path) -> anyhow::Result<()> {
+    let dest = work.join("dest");
     // DESTDIR keeps /etc and /var of the host untouched; only the prefix is kept.
     let _ = fs::remove_dir_all(prefix);
     let staged = dest.join(prefix.strip_prefix("/").unwrap_or(prefix));

@@ -1,0 +1,383 @@
+//! Day 2 after the boot, on the node holding the API VIP, with `ovs-bridge-configurator
+//! apply-live` as an administrator runs it: (a) a new interface with an address (a VLAN's
+//! stand-in), committed, its peer answering; (b) a default route through a gateway that does not answer, rolled back by the
+//! probes; (c) a change killed with SIGKILL before its commit, undone by NetworkManager's
+//! checkpoint (the dead man's switch); (d) which nodes held the VIPs, sampled throughout.
+
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use integration::cluster::day2::{
+    VipSample, WirePeer, back_on_br_ex, moved, on_br_ex, while_sampling_vips,
+};
+use integration::cluster::{API_VIP, Cluster, ClusterNode, INGRESS_VIP};
+use integration::nncp::DEAD_DEFAULT_ROUTE;
+use integration::process::{time_until, wait_for};
+
+use crate::timeline::Outcome;
+
+/// The interface the demo adds (a VLAN's stand-in), its address and its peer's.
+pub const NEW_IFACE: &str = "storage";
+pub const PEER: &str = "192.0.2.1";
+const PEER_CIDR: &str = "192.0.2.1/24";
+const NEW_IP: &str = "192.0.2.10";
+
+/// A new OVS internal interface on br-ex with an address (NMState). It stands in for a VLAN
+/// with an address, the same additive change: this machine's kernel has no 8021q module, and a
+/// VLAN-tagged OVS port is left to nmstate's own apply, which drops the VIPs from br-ex. br-ex
+/// keeps its two ports.
+fn new_iface_state() -> String {
+    format!(
+        "interfaces:\n- name: br-ex\n  type: ovs-bridge\n  state: up\n  bridge:\n    port:\n    \
+         - name: ens3\n    - name: br-ex\n    - name: {NEW_IFACE}\n- name: {NEW_IFACE}\n  type: \
+         ovs-interface\n  state: up\n  ipv4:\n    enabled: true\n    dhcp: false\n    address:\n    \
+         - ip: {NEW_IP}\n      prefix-length: 24\n"
+    )
+}
+
+/// A default route through 198.51.100.66, which is not there, for the killed change.
+fn killed_state() -> String {
+    DEAD_DEFAULT_ROUTE.replace("198.51.100.77", "198.51.100.66")
+}
+
+/// One day-2 step: what it was, when, how it ended, its one line.
+#[derive(Debug)]
+pub struct Step {
+    pub title: String,
+    /// The step and its outcome in a few words, for the timeline.
+    pub short: String,
+    pub from: Instant,
+    pub to: Instant,
+    pub outcome: Outcome,
+    pub line: String,
+}
+
+/// Everything day 2 did, for the summary and the timeline.
+#[derive(Debug)]
+pub struct Day2 {
+    /// The node the changes ran on.
+    pub node: u8,
+    /// Each VIP and the node that held it before day 2.
+    pub holders: Vec<(&'static str, u8)>,
+    pub steps: Vec<Step>,
+    pub samples: Vec<VipSample>,
+    /// What each apply-live run logged (stderr), for the timeline.
+    pub logs: Vec<String>,
+    /// The new interface's peer, there until the demo tears down.
+    _peer: WirePeer,
+}
+
+impl Step {
+    /// `name`: the step in a few words (its title starts with them).
+    fn new(
+        title: String,
+        name: &str,
+        span: (Instant, Instant),
+        outcome: Outcome,
+        line: String,
+    ) -> Step {
+        let (from, to) = span;
+        let verb = match outcome {
+            Outcome::Done => "committed",
+            Outcome::RolledBack => "rolled back",
+            Outcome::Undone => "undone by the checkpoint",
+            Outcome::Absent => "never moved, on no node a while",
+            _ => "FAILED",
+        };
+        Step {
+            short: format!("{name}: {verb}"),
+            title,
+            from,
+            to,
+            outcome,
+            line,
+        }
+    }
+}
+
+impl Day2 {
+    /// Whether the changes (a) to (c) ended as they should. Where the VIPs were (d) is what the
+    /// demo shows, not what it checks: a change undone by NetworkManager's checkpoint restores
+    /// br-ex's profile, and keepalived may then hand the VIPs to another node.
+    pub fn ok(&self) -> bool {
+        self.steps
+            .iter()
+            .filter(|s| !s.title.starts_with("(d)"))
+            .all(|s| s.outcome != Outcome::Failed)
+    }
+}
+
+/// Runs the steps on the API VIP's holder; `say` prints a step's line as it ends.
+pub fn run(c: &mut Cluster, say: &(dyn Fn(String) + Sync)) -> anyhow::Result<Day2> {
+    let wait = Duration::from_secs(20);
+    let api = c
+        .wait_single_holder(API_VIP, wait)
+        .map_err(anyhow::Error::msg)?;
+    let ingress = c
+        .wait_single_holder(INGRESS_VIP, wait)
+        .map_err(anyhow::Error::msg)?;
+    let _peer = WirePeer::start(&mut c.up, PEER_CIDR).map_err(anyhow::Error::msg)?;
+    let holders = vec![(API_VIP, api), (INGRESS_VIP, ingress)];
+    let c: &Cluster = c;
+    let node = &c.nodes[usize::from(api) - 1];
+    let ((mut steps, logs), samples) = while_sampling_vips(c, || {
+        let mut logs = Vec::new();
+        let steps = vec![
+            new_iface(node, &mut logs, say),
+            bad_gateway(node, &mut logs, say),
+            killed(node, &mut logs, say),
+        ];
+        // The sampling goes on until each VIP is held again, should a step have let one go,
+        // and two seconds more.
+        let _ = c.wait_single_holder(API_VIP, wait);
+        let _ = c.wait_single_holder(INGRESS_VIP, wait);
+        std::thread::sleep(Duration::from_secs(2));
+        (steps, logs)
+    });
+    let d = vips(&holders, &samples, &steps);
+    say(format!("{}: {}", d.title, d.line));
+    steps.push(d);
+    Ok(Day2 {
+        node: api,
+        holders,
+        steps,
+        samples,
+        logs,
+        _peer,
+    })
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+/// (a) The new interface added live: committed, and its peer answers through it.
+fn new_iface(node: &ClusterNode, logs: &mut Vec<String>, say: &dyn Fn(String)) -> Step {
+    let title = format!(
+        "(a) new interface {NEW_IFACE} on br-ex with {NEW_IP}/24 (a VLAN's stand-in: this kernel \
+         has no 8021q)"
+    );
+    let from = Instant::now();
+    let result = node.apply_live(&new_iface_state());
+    let to = Instant::now();
+    let (outcome, line) = match result {
+        Ok((status, log)) => {
+            let ping = ["-c1", "-W2", "-I", NEW_IFACE, PEER];
+            let answers = node.node.ns.exec("ping", &ping).is_ok();
+            logs.push(log.clone());
+            if status.success() && answers {
+                let took = secs(to - from);
+                let line = format!("committed in {took:.1} s; its peer {PEER} answers");
+                (Outcome::Done, line)
+            } else {
+                let peer = if answers {
+                    "answers"
+                } else {
+                    "does not answer"
+                };
+                let line = format!("FAILED ({status}; peer {peer}): {}", last_line(&log));
+                (Outcome::Failed, line)
+            }
+        }
+        Err(e) => (Outcome::Failed, format!("FAILED: {e}")),
+    };
+    say(format!("{title}: {line}"));
+    Step::new(title, "(a) new interface", (from, to), outcome, line)
+}
+
+/// The line an operator reads: apply-live's last non-empty one, without its timestamp and
+/// level.
+fn last_line(log: &str) -> String {
+    let line = log
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    let mut words = line.split_whitespace().peekable();
+    if words.peek().is_some_and(|w| w.ends_with('Z')) {
+        words.next();
+    }
+    if words
+        .peek()
+        .is_some_and(|w| ["INFO", "WARN", "ERROR"].contains(w))
+    {
+        words.next();
+    }
+    words.collect::<Vec<_>>().join(" ")
+}
+
+/// (b) A default route through a gateway that does not answer: apply-live rolls it back and
+/// exits 1 with the probe's reason; the node is back on br-ex.
+fn bad_gateway(node: &ClusterNode, logs: &mut Vec<String>, say: &dyn Fn(String)) -> Step {
+    let title = "(b) default route via 198.51.100.77 (no such gateway)".to_owned();
+    let from = Instant::now();
+    let result = node.apply_live(DEAD_DEFAULT_ROUTE);
+    let to = Instant::now();
+    let back = back_on_br_ex(node, node.index);
+    let (outcome, line) = match result {
+        Ok((status, log)) => {
+            logs.push(log.clone());
+            let reason = last_line(&log);
+            if status.code() == Some(1) && log.contains("rolled back") && back.is_some() {
+                let line = format!("rolled back in {:.1} s: \"{reason}\"", secs(to - from));
+                (Outcome::RolledBack, line)
+            } else {
+                let line = format!("FAILED ({status}, back on br-ex: {back:?}): {reason}");
+                (Outcome::Failed, line)
+            }
+        }
+        Err(e) => (Outcome::Failed, format!("FAILED: {e}")),
+    };
+    say(format!("{title}: {line}"));
+    Step::new(title, "(b) dead gateway", (from, to), outcome, line)
+}
+
+/// Whether the killed change's default route is in place.
+fn killed_route_in_place(node: &ClusterNode) -> bool {
+    node.node
+        .ns
+        .ip(&["route", "show", "default"])
+        .is_ok_and(|r| r.contains("198.51.100.66"))
+}
+
+/// (c) A change killed with SIGKILL one second after it is in place (its probes still
+/// waiting, nothing committed): NetworkManager's checkpoint undoes it by itself.
+fn killed(node: &ClusterNode, logs: &mut Vec<String>, say: &dyn Fn(String)) -> Step {
+    let title = "(c) default route via 198.51.100.66, apply-live killed with SIGKILL".to_owned();
+    let from = Instant::now();
+    let (outcome, line, to) = match kill_midway(node, logs) {
+        Ok((killed_at, undone)) => {
+            let to = Instant::now();
+            match undone {
+                Some(took) => (
+                    Outcome::Undone,
+                    format!(
+                        "killed {:.1} s in; NetworkManager's checkpoint undid the change {:.1} s \
+                         after the kill",
+                        secs(killed_at - from),
+                        secs(took)
+                    ),
+                    to,
+                ),
+                None => (
+                    Outcome::Failed,
+                    "FAILED: the change was still there 30 s after the kill".to_owned(),
+                    to,
+                ),
+            }
+        }
+        Err(e) => (Outcome::Failed, format!("FAILED: {e}"), Instant::now()),
+    };
+    say(format!("{title}: {line}"));
+    Step::new(title, "(c) SIGKILL", (from, to), outcome, line)
+}
+
+/// Starts the change, kills the applier a second after the change is in place; when it was
+/// killed and how long until the node was back on br-ex (`None`: not within 30 s).
+fn kill_midway(
+    node: &ClusterNode,
+    logs: &mut Vec<String>,
+) -> Result<(Instant, Option<Duration>), String> {
+    let mut child = node.spawn_apply_live(&killed_state())?;
+    if !wait_for(Duration::from_secs(20), || killed_route_in_place(node)) {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err("the change was not in place within 20 s".into());
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    child.kill().map_err(|e| e.to_string())?;
+    let killed_at = Instant::now();
+    let _ = child.wait();
+    let mut log = String::new();
+    if let Some(mut err) = child.stderr.take() {
+        let _ = err.read_to_string(&mut log);
+    }
+    logs.push(log);
+    let undone = time_until(Duration::from_secs(30), || {
+        !killed_route_in_place(node) && on_br_ex(node, node.index)
+    });
+    Ok((killed_at, undone))
+}
+
+/// VIP `i`'s holders over the samples: each stretch of samples with the same holders, with
+/// its first and last sample's time.
+pub fn stretches(samples: &[VipSample], i: usize) -> Vec<(Vec<u8>, Instant, Instant)> {
+    let mut out: Vec<(Vec<u8>, Instant, Instant)> = Vec::new();
+    for s in samples {
+        let on = s.held.get(i).map(|(_, on)| on.clone()).unwrap_or_default();
+        match out.last_mut() {
+            Some(last) if last.0 == on => last.2 = s.at,
+            _ => out.push((on, s.at, s.at)),
+        }
+    }
+    out
+}
+
+/// Which step ran at `t` (its letter and name), or "after the steps".
+fn during(steps: &[Step], t: Instant) -> String {
+    steps.iter().find(|s| s.from <= t && t <= s.to).map_or_else(
+        || "after the steps".to_owned(),
+        |s| format!("from {}", s.short.split(':').next().unwrap_or("")),
+    )
+}
+
+/// One VIP's story: "on node1 in every one", or each stretch of holders in turn (when a
+/// stretch after the first began).
+fn vip_story(vip: &str, holder: u8, samples: &[VipSample], i: usize, steps: &[Step]) -> String {
+    let all = stretches(samples, i);
+    if let [(on, _, _)] = all.as_slice()
+        && on.as_slice() == [holder]
+    {
+        return format!("{vip} on node{holder} in every one");
+    }
+    let parts: Vec<String> = all
+        .iter()
+        .enumerate()
+        .map(|(k, (on, a, z))| {
+            let who = match on.as_slice() {
+                [] => "on no node".to_owned(),
+                nodes => {
+                    let names: Vec<String> = nodes.iter().map(|n| format!("node{n}")).collect();
+                    format!("on {}", names.join(" + "))
+                }
+            };
+            let when = if k == 0 {
+                String::new()
+            } else {
+                format!(" ({})", during(steps, *a))
+            };
+            format!("{who} {:.1} s{when}", secs(*z - *a))
+        })
+        .collect();
+    format!("{vip} {}", parts.join(", then "))
+}
+
+/// (d) Which nodes held the VIPs in every sample: done if each stayed on its holder; on no
+/// node for a while, or on another node, is said with when.
+fn vips(holders: &[(&'static str, u8)], samples: &[VipSample], steps: &[Step]) -> Step {
+    let elsewhere = moved(samples, holders);
+    let (from, to) = match (samples.first(), samples.last()) {
+        (Some(f), Some(l)) => (f.at, l.at),
+        _ => (Instant::now(), Instant::now()),
+    };
+    let stories: Vec<String> = holders
+        .iter()
+        .enumerate()
+        .map(|(i, (vip, node))| vip_story(vip, *node, samples, i, steps))
+        .collect();
+    let outcome = if samples.is_empty() || elsewhere.iter().any(|m| !m.contains(" on [],")) {
+        Outcome::Failed
+    } else if elsewhere.is_empty() {
+        Outcome::Done
+    } else {
+        Outcome::Absent
+    };
+    let n = samples.len();
+    let line = format!(
+        "{n} samples over {:.1} s: {}",
+        secs(to - from),
+        stories.join("; ")
+    );
+    let title = "(d) the VIPs, sampled every 50 ms throughout".to_owned();
+    Step::new(title, "(d) VIPs", (from, to), outcome, line)
+}

@@ -22,13 +22,24 @@ const PACKAGES: [(&str, &[&str]); 4] = [
     ("nodeip-selector", &["nodeip-configuration.service"]),
     (
         "ovs-bridge-configurator",
-        &["ovs-configuration.service", "nmstate-configuration.service"],
+        &[
+            "ovs-configuration.service",
+            "nmstate-configuration.service",
+            "node-network-state-publisher.service",
+        ],
     ),
     ("resolv-prepender", &["resolv-prepender.service"]),
     ("keepalived-monitor", &["keepalived-monitor.service"]),
 ];
 
 const COMMON: &str = "onprem-host-networking-common";
+
+/// The NodeNetworkState publisher's unit (in the ovs-bridge-configurator RPM).
+const PUBLISHER: &str = "node-network-state-publisher.service";
+
+/// What the publisher logs once it has read the node and tries its first write on a node whose
+/// kubelet has not joined (no kubeconfig at the kubelet's path, the unit's default).
+const PUBLISHER_WAITS: &str = "no kubeconfig at /var/lib/kubelet/kubeconfig yet";
 
 /// `rpmbuild` works in one fixed directory: one build at a time.
 static BUILDING: Mutex<()> = Mutex::new(());
@@ -287,20 +298,48 @@ fn each_daemon_rpm_alone_boots_its_unit() {
                 );
             }
         }
+        let publisher_waits = format!(
+            "journalctl -b -q -t node-network-state-publisher | grep -q '{PUBLISHER_WAITS}'"
+        );
         let ready = match name {
-            "nodeip-selector" => "systemctl is-active -q kubelet.service",
-            "ovs-bridge-configurator" => "systemctl is-active -q kubelet.service",
-            "resolv-prepender" => "test -e /run/resolv-prepender-kni-conf-done",
-            _ => "ip -br addr | grep -q ' 198.51.100.5/'",
+            "nodeip-selector" => "systemctl is-active -q kubelet.service".to_owned(),
+            "ovs-bridge-configurator" => {
+                format!("systemctl is-active -q kubelet.service && {publisher_waits}")
+            }
+            "resolv-prepender" => "test -e /run/resolv-prepender-kni-conf-done".to_owned(),
+            _ => "ip -br addr | grep -q ' 198.51.100.5/'".to_owned(),
         };
-        let r = node.boot(ready);
-        let ctx = format!("{name}\n{}", context(&r));
+        // Every daemon's units as systemd has them (not only those the harness reports).
+        let show: String = all_units
+            .iter()
+            .map(|u| {
+                format!(
+                    "systemctl show -p LoadState,ActiveState,Result,NRestarts {u} > /harness-out/show-{u}\n"
+                )
+            })
+            .collect();
+        let r = node.boot_then(&ready, &show);
+        let publisher_log: Vec<&str> = r
+            .journal
+            .lines()
+            .filter(|l| l.contains("node-network-state-publisher"))
+            .collect();
+        let ctx = format!(
+            "{name}\n{}\n--- publisher\n{}",
+            context(&r),
+            publisher_log.join("\n")
+        );
+        let prop = |unit: &str, key: &str| -> String {
+            r.file(&format!("show-{unit}"))
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("{key}=")).map(str::to_owned))
+                .unwrap_or_default()
+        };
         for unit in units {
-            let result = r.prop(unit, "Result");
-            assert_eq!(result, "success", "{unit}\n{ctx}");
+            assert_eq!(prop(unit, "Result"), "success", "{unit}\n{ctx}");
         }
         for unit in all_units.iter().filter(|u| !units.contains(u)) {
-            assert_eq!(r.prop(unit, "LoadState"), "not-found", "{unit}\n{ctx}");
+            assert_eq!(prop(unit, "LoadState"), "not-found", "{unit}\n{ctx}");
         }
         let ip = node_address(1);
         match name {
@@ -312,6 +351,15 @@ fn each_daemon_rpm_alone_boots_its_unit() {
             "ovs-bridge-configurator" => {
                 assert!(carries(&r, "br-ex", &ip), "{ctx}");
                 assert!(default_via(&r, "br-ex"), "{ctx}");
+                // The publisher runs under its unit's sandbox, without a restart: it read the
+                // node (NetworkManager, netlink, OVSDB through nmstate; a read that fails offers
+                // no document, and no write is tried) and waits for the kubelet's kubeconfig.
+                assert_eq!(prop(PUBLISHER, "ActiveState"), "active", "{ctx}");
+                assert_eq!(prop(PUBLISHER, "NRestarts"), "0", "{ctx}");
+                assert!(
+                    publisher_log.iter().any(|l| l.contains(PUBLISHER_WAITS)),
+                    "{ctx}"
+                );
             }
             "resolv-prepender" => {
                 let resolv = r.file("resolv.conf");
@@ -345,8 +393,9 @@ fn each_daemon_rpm_alone_boots_its_unit() {
 
 /// The scriptlets on a running system: RPMs installed, upgraded to a rebuilt higher release and
 /// erased with rpm inside a booted container (a writable `/usr` over the host's). Install
-/// enables the units by preset; the upgrade restarts the long-running resolv-prepender and not
-/// the boot-time oneshot nodeip-configuration; erase stops and disables them and keeps the
+/// enables the units by preset; the upgrade restarts the long-running resolv-prepender and
+/// node-network-state-publisher (whose package also holds the boot-time oneshots) and not the
+/// boot-time oneshot nodeip-configuration; erase stops and disables them and keeps the
 /// configuration file the node modified (`.rpmsave`), removing the unmodified ones.
 #[test]
 fn scriptlets_enable_on_install_restart_daemons_on_upgrade_and_disable_on_erase() {
@@ -360,7 +409,12 @@ fn scriptlets_enable_on_install_restart_daemons_on_upgrade_and_disable_on_erase(
     for (release, built) in [("1", first), ("2", &second[..])] {
         let dir = rpms.path().join(release);
         fs::create_dir_all(&dir).unwrap();
-        for name in [COMMON, "nodeip-selector", "resolv-prepender"] {
+        for name in [
+            COMMON,
+            "nodeip-selector",
+            "resolv-prepender",
+            "ovs-bridge-configurator",
+        ] {
             let rpm = package(built, name);
             fs::copy(&rpm, dir.join(rpm.file_name().unwrap())).unwrap();
         }
@@ -371,7 +425,7 @@ fn scriptlets_enable_on_install_restart_daemons_on_upgrade_and_disable_on_erase(
     ns.addr("eth0", "192.0.2.10/24", &[]).unwrap();
     ns.route(&["default", "via", "192.0.2.1"]).unwrap();
     let upper = scratch_dir("usr-upper").unwrap();
-    let units = "resolv-prepender.service nodeip-configuration.service";
+    let units = "resolv-prepender.service nodeip-configuration.service node-network-state-publisher.service";
     let script = format!(
         r#"exec > /harness-out/log 2>&1
 set -x
@@ -383,15 +437,18 @@ systemctl mask --runtime NetworkManager-wait-online.service
 systemctl start {units}
 systemctl show -p InvocationID --value resolv-prepender.service > /harness-out/before-upgrade
 systemctl show -p ExecMainStartTimestampMonotonic --value nodeip-configuration.service >> /harness-out/before-upgrade
+systemctl show -p InvocationID --value node-network-state-publisher.service >> /harness-out/before-upgrade
 rpm -U --nodeps --nosignature /rpms/2/*.rpm
-rpm -q --qf '%{{NAME}}-%{{RELEASE}}\n' nodeip-selector resolv-prepender > /harness-out/upgraded
+rpm -q --qf '%{{NAME}}-%{{RELEASE}}\n' nodeip-selector resolv-prepender ovs-bridge-configurator > /harness-out/upgraded
 for u in {units}; do systemctl is-active $u; done > /harness-out/active-after-upgrade
 systemctl show -p InvocationID --value resolv-prepender.service > /harness-out/after-upgrade
 systemctl show -p ExecMainStartTimestampMonotonic --value nodeip-configuration.service >> /harness-out/after-upgrade
-rpm -e resolv-prepender nodeip-selector
+systemctl show -p InvocationID --value node-network-state-publisher.service >> /harness-out/after-upgrade
+systemctl show -p NRestarts --value node-network-state-publisher.service > /harness-out/publisher-restarts
+rpm -e resolv-prepender nodeip-selector ovs-bridge-configurator
 for u in {units}; do systemctl is-active $u; done > /harness-out/active-after-erase
-find /etc/systemd/system -name resolv-prepender.service -o -name nodeip-configuration.service > /harness-out/links-after-erase
-find /etc/resolv-prepender /etc/nodeip-selector /etc/default/nodeip-configuration* -type f > /harness-out/etc-after-erase
+for u in {units} ovs-configuration.service nmstate-configuration.service; do find /etc/systemd/system -name $u; done > /harness-out/links-after-erase
+find /etc/resolv-prepender /etc/nodeip-selector /etc/default/nodeip-configuration* /etc/ovs-bridge-configurator -type f > /harness-out/etc-after-erase
 "#
     );
     let r = integration::nspawn::Boot {
@@ -406,22 +463,24 @@ find /etc/resolv-prepender /etc/nodeip-selector /etc/default/nodeip-configuratio
     .boot()
     .unwrap();
     let ctx = format!("{}\n--- journal\n{}", r.file("log"), r.journal);
-    assert_eq!(r.file("enabled"), "enabled\nenabled\n", "{ctx}");
+    assert_eq!(r.file("enabled"), "enabled\nenabled\nenabled\n", "{ctx}");
     assert_eq!(
         r.file("upgraded"),
-        "nodeip-selector-2\nresolv-prepender-2\n",
+        "nodeip-selector-2\nresolv-prepender-2\novs-bridge-configurator-2\n",
         "{ctx}"
     );
-    // The daemon runs again; the oneshot (no RemainAfterExit) finished before and stays so.
+    // The daemons run again; the oneshot (no RemainAfterExit) finished before and stays so.
     assert_eq!(
         r.file("active-after-upgrade"),
-        "active\ninactive\n",
+        "active\ninactive\nactive\n",
         "{ctx}"
     );
-    // resolv-prepender's invocation ID, then when nodeip-configuration's process last started.
+    // resolv-prepender's invocation ID, when nodeip-configuration's process last started, the
+    // publisher's invocation ID.
     let lines = |f: &str| -> Vec<String> { r.file(f).lines().map(str::to_owned).collect() };
     let (before, after) = (lines("before-upgrade"), lines("after-upgrade"));
-    assert_eq!(before.len(), 2, "{ctx}");
+    assert_eq!(before.len(), 3, "{ctx}");
+    assert_eq!(after.len(), 3, "{ctx}");
     assert_ne!(
         before[0], after[0],
         "resolv-prepender was not restarted by the upgrade\n{ctx}"
@@ -430,6 +489,12 @@ find /etc/resolv-prepender /etc/nodeip-selector /etc/default/nodeip-configuratio
         before[1], after[1],
         "nodeip-configuration re-ran on the upgrade\n{ctx}"
     );
+    assert_ne!(
+        before[2], after[2],
+        "node-network-state-publisher was not restarted by the upgrade\n{ctx}"
+    );
+    // By the upgrade, not by systemd after a crash.
+    assert_eq!(r.file("publisher-restarts"), "0\n", "{ctx}");
     assert_eq!(
         r.journal.matches("nodeip_selector: node IP").count(),
         1,
@@ -437,7 +502,7 @@ find /etc/resolv-prepender /etc/nodeip-selector /etc/default/nodeip-configuratio
     );
     assert_eq!(
         r.file("active-after-erase"),
-        "inactive\ninactive\n",
+        "inactive\ninactive\ninactive\n",
         "{ctx}"
     );
     assert_eq!(

@@ -9,13 +9,14 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SERVICES: [&str; 6] = [
+const SERVICES: [&str; 7] = [
     "nodeip-configuration.service",
     "nmstate-configuration.service",
     "nmstate-configuration-live.service",
     "ovs-configuration.service",
     "resolv-prepender.service",
     "keepalived-monitor.service",
+    "node-network-state-publisher.service",
 ];
 
 fn units_dir() -> PathBuf {
@@ -198,5 +199,59 @@ fn tmpfiles_create_every_directory_the_units_write() {
         "var/lib/ovnk",
     ] {
         assert!(root.path().join(dir).is_dir(), "{dir}");
+    }
+}
+
+/// `KEY=` values of `unit`'s `[section]`, each value split on whitespace.
+fn values(unit: &str, section: &str, key: &str) -> Vec<String> {
+    let text = fs::read_to_string(units_dir().join(unit)).unwrap();
+    let mut current = "";
+    let mut out = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            current = line;
+        } else if current == format!("[{section}]")
+            && let Some(v) = line.strip_prefix(&format!("{key}="))
+        {
+            out.extend(v.split_whitespace().map(str::to_owned));
+        }
+    }
+    out
+}
+
+/// The NodeNetworkState publisher is a nice-to-have at boot: a Type=notify daemon with a start
+/// bound that nothing boot-critical waits for or requires (multi-user.target wants it, nothing
+/// is ordered after it), started after br-ex is built, with the kubelet's kubeconfig being the
+/// configurator's default (so no flag may point elsewhere).
+#[test]
+fn the_publisher_never_holds_the_boot() {
+    let unit = "node-network-state-publisher.service";
+    let one = |section, key| values(unit, section, key);
+    assert_eq!(one("Service", "Type"), ["notify"]);
+    assert_eq!(
+        one("Service", "ExecStart"),
+        ["/usr/bin/ovs-bridge-configurator", "publish-state"]
+    );
+    assert_eq!(one("Service", "Restart"), ["on-failure"]);
+    assert_eq!(one("Service", "TimeoutStartSec"), ["30"]);
+    for key in ["Before", "Requires", "Requisite", "BindsTo", "PartOf"] {
+        assert_eq!(one("Unit", key), Vec::<String>::new(), "{key}=");
+    }
+    assert_eq!(one("Install", "WantedBy"), ["multi-user.target"]);
+    for key in ["RequiredBy", "Alias", "Also"] {
+        assert_eq!(one("Install", key), Vec::<String>::new(), "{key}=");
+    }
+    let after = one("Unit", "After");
+    for u in [
+        "network-online.target",
+        "NetworkManager.service",
+        "ovs-configuration.service",
+    ] {
+        assert!(after.iter().any(|a| a == u), "After= lacks {u}: {after:?}");
+    }
+    // And no other unit of ours orders itself after it or pulls it in.
+    for other in SERVICES.iter().filter(|u| **u != unit) {
+        let text = fs::read_to_string(units_dir().join(other)).unwrap();
+        assert!(!text.contains(unit), "{other} names {unit}");
     }
 }

@@ -134,11 +134,17 @@ fn every_pool_of_every_topology_renders_and_the_daemons_accept_the_configs() {
 
             // Enablement: the br-ex units as upstream (OVNKubernetes; nmstate-configuration on
             // every on-prem platform; its files' day-2 changes are MCO's daemon's restart of
-            // nmstate-configuration-live.service, which nothing enables);
+            // nmstate-configuration-live.service, which nothing enables); the NodeNetworkState
+            // publisher on every on-prem pool, whatever the network type (it reads the node
+            // through NetworkManager, as kubernetes-nmstate's handler runs on every node);
             // the node IP with API VIPs, and on vSphere without them (upstream's UPI unit);
             // resolv.conf only with API VIPs; keepalived only with OpenShift's own load
             // balancer.
-            let mut expected = vec!["nmstate-configuration.service", "ovs-configuration.service"];
+            let mut expected = vec![
+                "nmstate-configuration.service",
+                "node-network-state-publisher.service",
+                "ovs-configuration.service",
+            ];
             if has_vips || platform == "VSphere" {
                 expected.push("nodeip-configuration.service");
             }
@@ -264,6 +270,32 @@ fn every_pool_of_every_topology_renders_and_the_daemons_accept_the_configs() {
             serde_json::to_string_pretty(&dump).unwrap(),
         )
         .unwrap();
+    }
+}
+
+/// Every unit a template enables is one the RPMs ship (`units/system`) with an `[Install]`
+/// section: enabling a unit that is not installed, or has nothing to enable, is a MachineConfig
+/// that fails on the node (a misspelt name included).
+#[test]
+fn every_unit_the_templates_enable_is_shipped_and_installable() {
+    let tree = Tree::new(&[&mco_dir()]);
+    let units = Path::new(env!("CARGO_MANIFEST_DIR")).join("../units/system");
+    let mut enabled = BTreeSet::new();
+    for fx in fixtures() {
+        for role in pools(&fx.config) {
+            for mc in render_role(&tree, &fx.config, role).unwrap().values() {
+                enabled.extend(mc.enabled().into_iter().map(str::to_owned));
+            }
+        }
+    }
+    assert!(!enabled.is_empty());
+    for unit in &enabled {
+        let text = std::fs::read_to_string(units.join(unit))
+            .unwrap_or_else(|e| panic!("{unit}: enabled by a template, not shipped: {e}"));
+        assert!(
+            text.lines().any(|l| l.trim() == "[Install]"),
+            "{unit}: enabled by a template, but it has no [Install] section"
+        );
     }
 }
 

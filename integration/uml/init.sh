@@ -51,6 +51,7 @@ ovsdb-server /etc/openvswitch/conf.db --remote=punix:/run/openvswitch/db.sock --
     --no-chdir --log-file="$X/ovsdb-server.log"
 ovs-vsctl --no-wait init # what ovs-ctl does on a real node
 ovs-vswitchd --pidfile --detach --no-chdir --log-file="$X/ovs-vswitchd.log"
+ovs-vsctl add-br warmup0 # its upcall threads start with the first bridge (see below)
 
 # NetworkManager as `cargo xtask deps` built it, with none of the harness's HARNESS_* switches,
 # configured as the harness's (the host wrote the files into XCHG), logging to nm.log.
@@ -62,23 +63,30 @@ for _ in $(seq 120); do
     nmcli -t -f RUNNING general 2>/dev/null | grep -q running && break
     sleep 0.5
 done
-# vswitchd is ready when its first bridge gets an upcall handler next to its revalidator
-# ("Starting 2 threads"); in UML a bridge made moments after vswitchd started has been seen
-# to get none ("Starting 1 threads"), and then nothing is forwarded. A node's vswitchd has long
-# been running when br-ex is built: warm it up the same way, restarting it until it is right.
+# vswitchd forwards once it has an upcall handler next to its revalidator ("Starting 2
+# threads"). In UML its first count of the CPUs often gives it none ("Overriding
+# n-handler-threads to 0", "Starting 1 threads") until its recount 10 s later, and a datapath
+# port added before then gets no upcalls: every lookup is "lost" (ovs-dpctl show) and nothing is
+# forwarded, on that port for good. A node's vswitchd has long been running when br-ex is built:
+# wait here (NetworkManager's start above overlaps it) for the handler, restarting vswitchd if
+# the recount does not come.
+set +x
+has_handler() {
+    grep -o 'Starting [0-9]* threads' "$X/ovs-vswitchd.log" | tail -n 1 | grep -qv 'Starting 1 threads'
+}
 for attempt in 1 2 3; do
-    ovs-vsctl add-br warmup0
-    for _ in $(seq 100); do
-        grep -q "Starting [0-9]* threads" "$X/ovs-vswitchd.log" && break
+    for _ in $(seq 300); do
+        has_handler && break
         sleep 0.1
     done
-    ovs-vsctl del-br warmup0
-    grep -q "Starting 1 threads" "$X/ovs-vswitchd.log" || break
+    has_handler && break
+    echo "vswitchd: no upcall handler within 30 s: restarting it"
     ovs-appctl -t ovs-vswitchd exit
     mv "$X/ovs-vswitchd.log" "$X/ovs-vswitchd.log.$attempt"
     ovs-vswitchd --pidfile --detach --no-chdir --log-file="$X/ovs-vswitchd.log"
 done
-set +x
+ovs-vsctl del-br warmup0
+echo "vswitchd: $(grep -o 'Starting [0-9]* threads' "$X/ovs-vswitchd.log" | tail -n 1)"
 echo READY >"$X/ready"
 
 # A sleep that forks nothing (process creation is slow here): read on an empty, open pipe.

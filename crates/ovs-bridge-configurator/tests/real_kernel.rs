@@ -75,7 +75,14 @@ fn uplink_converts(uplink: Uplink) -> (RealKernelNode, Conversion) {
         "{uplink:?}: apply {:.2} s, gateway {:?} s after it returned",
         c.apply_s, c.gateway_s
     );
-    assert_eq!(c.status, 0, "{uplink:?}: apply failed\n{}", c.log);
+    assert_eq!(
+        c.status,
+        0,
+        "{uplink:?}: apply failed\n{}\n--- 20 s into the apply\n{}\n{}",
+        c.log,
+        c.stuck,
+        node.diagnostics()
+    );
     assert!(
         c.first_echo_answered,
         "{uplink:?}: apply returned before the gateway answered (it did {:?} s later)\n{}",

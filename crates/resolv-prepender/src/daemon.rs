@@ -99,7 +99,7 @@ pub async fn run(settings: Settings) -> Result<(), DaemonError> {
     // Watch first, then read: nothing changed in between is missed.
     let mut wakes = Wakes::subscribe(&settings)?;
     follow::spawn(settings.br_ex_up_flag.clone());
-    let first = one_pass(&settings).await;
+    let (first, _) = one_pass(&settings).await;
     notify_systemd(&[
         sd_notify::NotifyState::Ready,
         sd_notify::NotifyState::Status(&first),
@@ -235,10 +235,10 @@ impl Reasserting {
         if !changed.inputs && self.paused_until.is_some() {
             return None;
         }
-        let before = std::fs::read(&s.output).ok();
-        let status = one_pass(s).await;
-        let rewritten = before != std::fs::read(&s.output).ok();
-        if !changed.inputs && rewritten {
+        // What the pass says it wrote, not a comparison of the file before and after: the
+        // other writer may have rewritten it again in between.
+        let (status, wrote) = one_pass(s).await;
+        if !changed.inputs && wrote {
             self.paused_until = self.guard.record(Instant::now());
             if self.paused_until.is_some() {
                 tracing::warn!(
@@ -253,8 +253,8 @@ impl Reasserting {
 }
 
 /// A pass whose errors are logged: bad input leaves the output untouched and waits for the
-/// next change.
-async fn one_pass(settings: &Settings) -> String {
+/// next change. Returns the status to report and whether the pass wrote.
+async fn one_pass(settings: &Settings) -> (String, bool) {
     match pass::run(settings).await {
         Ok(outcome) => {
             match &outcome {
@@ -263,11 +263,11 @@ async fn one_pass(settings: &Settings) -> String {
                 }
                 _ => tracing::info!("{outcome}"),
             }
-            outcome.to_string()
+            (outcome.to_string(), outcome.wrote())
         }
         Err(e) => {
             tracing::error!("{e}; {} left as it is", settings.output.display());
-            format!("error: {e}")
+            (format!("error: {e}"), false)
         }
     }
 }

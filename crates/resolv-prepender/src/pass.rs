@@ -28,6 +28,16 @@ pub enum Outcome {
     Applied { node_ip: IpAddr, changed: bool },
 }
 
+impl Outcome {
+    /// The pass wrote a file (the output, or the resolved drop-in on a resolved host).
+    pub fn wrote(&self) -> bool {
+        match self {
+            Outcome::Waiting(_) => false,
+            Outcome::Mirrored { changed } | Outcome::Applied { changed, .. } => *changed,
+        }
+    }
+}
+
 impl std::fmt::Display for Outcome {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

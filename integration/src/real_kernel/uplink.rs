@@ -202,6 +202,8 @@ pub struct Conversion {
     /// when `apply` said it was ready (a timing-free check).
     pub first_echo_answered: bool,
     pub log: String,
+    /// What the node and its switch knew 20 s into an `apply` that had not returned by then.
+    pub stuck: String,
 }
 
 /// Runs `BIN apply` and then pings the gateway until it answers, timing both.
@@ -210,9 +212,12 @@ pub fn convert(node: &mut RealKernelNode, bin: &str) -> Conversion {
         r#"{AWAIT_GATEWAY}
          mkdir -p /run/nodeip-configuration
          printf {NODE_IP} > /run/nodeip-configuration/primary-ip
+         rm -f /run/x/apply.done /run/x/stuck.txt
+         {STUCK}
          t0=$EPOCHREALTIME
          {bin} apply --retry-interval-secs 0 > /run/x/apply.log 2>&1
          rc=$?
+         touch /run/x/apply.done
          t1=$EPOCHREALTIME
          if ping -n -q -c1 -W2 {GATEWAY} > /dev/null; then
              first=1 t2=$EPOCHREALTIME
@@ -230,8 +235,24 @@ pub fn convert(node: &mut RealKernelNode, bin: &str) -> Conversion {
         gateway_s: (f[3] != "none").then(|| num(f[3]) - num(f[2])),
         first_echo_answered: f[4] == "1",
         log: node.file("apply.log"),
+        stuck: node.file("stuck.txt"),
     }
 }
+
+/// In the background of a conversion: when `apply` is still running 20 s in (a good one returns
+/// well before; one whose probes wait for a gateway that does not answer through br-ex does not),
+/// what the bond, the datapath, OVS's MAC table and the switch know then, into `stuck.txt`.
+const STUCK: &str = r#"(
+    for _ in $(seq 200); do [ -e /run/x/apply.done ] && exit; sleep 0.1; done
+    {
+        for c in 'cat /proc/net/bonding/bond0' 'ovs-dpctl show' 'ovs-appctl fdb/show br-ex' \
+            'ovs-appctl dpctl/dump-flows' 'ovs-ofctl dump-ports br-ex' 'ip -s link' 'ip neigh' \
+            'ip route' 'ip -n sw neigh' 'bridge -n sw fdb show br sw0' 'ip -n sw -s link'; do
+            echo "--- $c"; $c 2>&1
+        done
+    } > /run/x/stuck.tmp
+    mv /run/x/stuck.tmp /run/x/stuck.txt
+) &"#;
 
 /// Switch-side netem on the given switch ports: a slow link, `delay_ms` each way.
 pub fn slow_ports(ports: &[u8], delay_ms: u32) -> String {

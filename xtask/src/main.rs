@@ -8,6 +8,9 @@ mod bench_live;
 mod bench_live_kernel;
 mod bench_nodeip;
 mod bench_policy;
+mod bench_publish;
+mod bench_publish_node;
+mod bench_publish_profile;
 mod bench_resolv;
 mod demo;
 mod deps;
@@ -154,6 +157,9 @@ enum Bench {
     /// 1,000 Nodes, writes of a restart and of unrelated Node updates, RSS with 5,000 Nodes, a
     /// pool-wide policy's share of the MachineConfig.
     PolicyController,
+    /// `publish-state` on a harness node with 1,000 more links, against the API stand-in: one
+    /// read by phase, change -> API latency, idle writes and CPU, peak and steady RSS.
+    PublishState,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -218,6 +224,9 @@ fn bench(which: Option<Bench>, rounds: usize) -> anyhow::Result<()> {
     }
     if which.is_none_or(|w| w == Bench::PolicyController) {
         bench_policy::run()?;
+    }
+    if which.is_none_or(|w| w == Bench::PublishState) {
+        bench_publish::run()?;
     }
     Ok(())
 }

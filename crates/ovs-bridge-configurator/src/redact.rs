@@ -192,7 +192,10 @@ pub fn nmstate(text: &str) -> String {
     }
 }
 
-fn nmstate_lines(text: &str) -> String {
+/// nmstate's own output on its way to being parsed: [`nmstate`]'s line pass alone, the parsed
+/// tree then going through [`hide_nmstate_secrets`] — the same tree as parsing [`nmstate`]'s
+/// text, with one parse instead of two (a node's state is large).
+pub fn nmstate_lines(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     // The indentation of a secret key whose block scalar is being skipped.
     let mut skipping: Option<usize> = None;
@@ -272,6 +275,23 @@ fn value_end(s: &str) -> usize {
         }
     }
     s.len()
+}
+
+/// Every non-null value of an nmstate secret key in a parsed state replaced by [`REDACTED`].
+pub fn hide_nmstate_secrets(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, v) in m.iter_mut() {
+                if NMSTATE_SECRETS.contains(&k.as_str()) && !v.is_null() {
+                    *v = serde_json::Value::String(REDACTED.to_owned());
+                } else {
+                    hide_nmstate_secrets(v);
+                }
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(hide_nmstate_secrets),
+        _ => {}
+    }
 }
 
 fn is_nmstate_secret(key: &serde_yaml::Value) -> bool {
@@ -428,6 +448,21 @@ mod tests {
         let text = "interfaces:\n- name: m\n  macsec: {\"mka-cak\": CAK1, mka-ckn: abc}\n";
         let out = nmstate(text);
         assert_hidden(&out, &["CAK1"], &["mka-ckn: abc"]);
+    }
+
+    #[test]
+    fn the_line_pass_and_the_parsed_tree_give_what_parsing_the_redacted_text_gives() {
+        for text in [
+            "interfaces:\n- name: m\n  macsec: {\"mka-cak\": CAK1, mka-ckn: abc}\n",
+            "interfaces:\n- name: eth1\n  802.1x:\n    password: EAPPASS\n    identity: u\n\
+             - name: ipsec\n  libreswan:\n    psk: |\n      BLOCK\n    right: 192.0.2.1\n",
+            "interfaces:\n- name: eth0\n  802.1x:\n    password: null\n",
+        ] {
+            let want: serde_json::Value = serde_yaml::from_str(&nmstate(text)).unwrap();
+            let mut got: serde_json::Value = serde_yaml::from_str(&nmstate_lines(text)).unwrap();
+            hide_nmstate_secrets(&mut got);
+            assert_eq!(got, want, "{text}");
+        }
     }
 
     #[test]

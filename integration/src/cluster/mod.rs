@@ -28,7 +28,7 @@ mod node;
 mod timeline;
 
 pub use node::ClusterNode;
-pub use timeline::{Event, log_events};
+pub use timeline::{Event, log_events, parse_utc};
 
 /// The API and ingress VIPs (machine network).
 pub const API_VIP: &str = "198.51.100.5";

@@ -30,7 +30,7 @@ pub fn log_events(text: &str, node: u8, source: &str, start: SystemTime) -> Vec<
 }
 
 /// `2026-11-21T12:13:29.694569Z` (tracing's default timestamp) as a time.
-fn parse_utc(s: &str) -> Option<SystemTime> {
+pub fn parse_utc(s: &str) -> Option<SystemTime> {
     let s = s.strip_suffix('Z')?;
     let (date, time) = s.split_once('T')?;
     let mut d = date.split('-').map(|p| p.parse::<i64>());

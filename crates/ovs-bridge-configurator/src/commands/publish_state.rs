@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use crate::cli::PublishStateArgs;
 use crate::publish;
+use crate::publish::reader::Reader;
 use crate::settings::Settings;
 
 pub async fn exec(s: &Settings, args: &PublishStateArgs) -> anyhow::Result<ExitCode> {
@@ -13,6 +14,8 @@ pub async fn exec(s: &Settings, args: &PublishStateArgs) -> anyhow::Result<ExitC
         args.debounce_ms,
         args.heartbeat_secs,
     )?;
-    publish::daemon::run(settings).await?;
+    // `show` with the same settings file reads the node.
+    let reader = Reader::new(args.settings.config.clone());
+    publish::daemon::run(settings, reader).await?;
     Ok(ExitCode::SUCCESS)
 }

@@ -9,9 +9,11 @@ use std::time::{Duration, SystemTime};
 
 use k8s_openapi::api::core::v1::Node;
 use kube::api::{ApiResource, DynamicObject, ListParams, PostParams};
+use kube::core::{Request, Resource};
 use kube::{Api, Client};
 
-use super::document::{self, Document};
+use super::compact::CompactDocument;
+use super::document;
 use super::state::Failure;
 use crate::probe::api;
 
@@ -90,7 +92,11 @@ impl Cluster {
     }
 
     /// Writes `doc` as read at `at`; within the limit, or [`WriteError::Away`].
-    pub async fn publish(&mut self, doc: &Document, at: SystemTime) -> Result<(), WriteError> {
+    pub async fn publish(
+        &mut self,
+        doc: &CompactDocument,
+        at: SystemTime,
+    ) -> Result<(), WriteError> {
         let r = match tokio::time::timeout(self.limit * 3, self.try_publish(doc, at)).await {
             Ok(r) => r,
             Err(_) => Err(WriteError::Away(format!(
@@ -107,27 +113,23 @@ impl Cluster {
         r
     }
 
-    async fn try_publish(&mut self, doc: &Document, at: SystemTime) -> Result<(), WriteError> {
+    async fn try_publish(
+        &mut self,
+        doc: &CompactDocument,
+        at: SystemTime,
+    ) -> Result<(), WriteError> {
         let client = self.client().await?;
         stand_aside_for_kubernetes_nmstate(&client).await?;
-        let nns: Api<DynamicObject> = Api::all_with(
-            client.clone(),
-            &resource(
-                document::GROUP,
-                document::VERSION,
-                document::KIND,
-                document::PLURAL,
-            ),
-        );
+        let nns: Api<DynamicObject> = Api::all_with(client.clone(), &nns_resource());
         let rv = match self.resource_version.take() {
             Some(rv) => rv,
             None => self.existing_or_new(&client, &nns).await?,
         };
-        match self.replace_status(&nns, &rv, doc, at).await {
+        match self.replace_status(&client, &rv, doc, at).await {
             // Someone else wrote it, or it was deleted: read (or create) it and retry once.
             Err(kube::Error::Api(s)) if s.code == 409 || s.code == 404 => {
                 let rv = self.existing_or_new(&client, &nns).await?;
-                self.replace_status(&nns, &rv, doc, at).await?;
+                self.replace_status(&client, &rv, doc, at).await?;
             }
             r => {
                 r?;
@@ -159,7 +161,8 @@ impl Cluster {
         client: &Client,
         nns: &Api<DynamicObject>,
     ) -> Result<String, WriteError> {
-        if let Some(o) = nns.get_opt(&self.node).await? {
+        // Its metadata only: the status it holds is as large as the document.
+        if let Some(o) = nns.get_metadata_opt(&self.node).await? {
             return Ok(o.metadata.resource_version.unwrap_or_default());
         }
         let node = Api::<Node>::all(client.clone()).get(&self.node).await?;
@@ -171,20 +174,45 @@ impl Cluster {
         Ok(created.metadata.resource_version.unwrap_or_default())
     }
 
+    /// The status replaced with `doc`'s, its body built from the document's text (no parsed
+    /// copy of the state), the answer read for its resourceVersion only.
     async fn replace_status(
         &mut self,
-        nns: &Api<DynamicObject>,
+        client: &Client,
         rv: &str,
-        doc: &Document,
+        doc: &CompactDocument,
         at: SystemTime,
     ) -> Result<(), kube::Error> {
-        let body: DynamicObject =
-            serde_json::from_value(document::status_update(&self.node, rv, doc, at))
-                .map_err(kube::Error::SerdeError)?;
-        let written = nns.replace_status(&self.node, &params(), &body).await?;
+        let body = doc.status_update_json(&self.node, rv, at).into_bytes();
+        let url = DynamicObject::url_path(&nns_resource(), None);
+        let request = Request::new(url)
+            .replace_subresource("status", &self.node, &params(), body)
+            .map_err(kube::Error::BuildRequest)?;
+        let written: Written = client.request(request).await?;
         self.resource_version = written.metadata.resource_version;
         Ok(())
     }
+}
+
+/// What a write's answer is read for.
+#[derive(serde::Deserialize)]
+struct Written {
+    metadata: WrittenMetadata,
+}
+
+#[derive(serde::Deserialize)]
+struct WrittenMetadata {
+    #[serde(rename = "resourceVersion")]
+    resource_version: Option<String>,
+}
+
+fn nns_resource() -> ApiResource {
+    resource(
+        document::GROUP,
+        document::VERSION,
+        document::KIND,
+        document::PLURAL,
+    )
 }
 
 fn params() -> PostParams {

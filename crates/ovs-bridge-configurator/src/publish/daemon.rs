@@ -1,6 +1,8 @@
 //! The loop: events in ([`super::events`]), one transition of [`PublishState`], effects out
-//! (read the node through nmstate, write through [`Cluster`]).
+//! (read the node through [`Reader`], write through [`Cluster`]).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::SystemTime;
 
 use selection::service::notify_systemd;
@@ -8,10 +10,12 @@ use tokio::time::Instant;
 
 use super::Settings;
 use super::cluster::{Cluster, WriteError};
+use super::compact::CompactDocument;
 use super::document::{Document, Versions};
 use super::events::{Events, EventsError, Wake, network_manager_version};
+use super::heap;
+use super::reader::{ReadError, Reader};
 use super::state::{Action, PublishState};
-use crate::node_state;
 
 /// The nmstate library that reads the state (`handlerNmstateVersion`); a test keeps it equal
 /// to the version in Cargo.lock.
@@ -19,17 +23,24 @@ pub const NMSTATE_VERSION: &str = "2.2.62";
 
 /// What the loop owns besides its event sources.
 struct Publisher {
-    state: PublishState<Document>,
+    state: PublishState<CompactDocument>,
+    reader: Reader,
     cluster: Cluster,
     /// The last refusal or reason for standing aside, said once until it changes.
     said: Option<String>,
 }
 
-/// Runs until SIGTERM; an event source that stops is an error (systemd restarts the unit).
-pub async fn run(s: Settings) -> Result<(), EventsError> {
+/// A read of the node under way (its process killed if it is dropped).
+type Reading = Pin<Box<dyn Future<Output = Result<CompactDocument, ReadError>>>>;
+
+/// Runs until SIGTERM, reading the node through `reader`; an event source that stops is an
+/// error (systemd restarts the unit). Events are taken while the node is read, so a change
+/// that makes the read under way stale can start it over ([`PublishState::restart_read`]).
+pub async fn run(s: Settings, reader: Reader) -> Result<(), EventsError> {
     let mut events = Events::subscribe(s.kubeconfig.clone()).await?;
     let mut p = Publisher {
         state: PublishState::new(s.debounce, s.heartbeat, Instant::now()),
+        reader,
         cluster: Cluster::new(s.kubeconfig.clone(), s.node_name.clone(), s.api_timeout),
         said: None,
     };
@@ -40,6 +51,7 @@ pub async fn run(s: Settings) -> Result<(), EventsError> {
         s.debounce
     );
     notify_systemd(&[sd_notify::NotifyState::Ready]);
+    let mut reading: Option<Reading> = None;
     loop {
         let deadline = p.state.deadline();
         let wait = async {
@@ -48,17 +60,30 @@ pub async fn run(s: Settings) -> Result<(), EventsError> {
                 None => std::future::pending().await,
             }
         };
+        let read = async {
+            match reading.as_mut() {
+                Some(r) => r.await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             w = events.next() => match w? {
                 Wake::Term => break,
-                Wake::Changed => p.state.changed(Instant::now()),
+                Wake::Changed => p.changed(&mut reading),
                 Wake::Kubeconfig => p.state.retry_now(Instant::now()),
-                Wake::NetworkManagerGone => {}
+                Wake::NetworkManagerGone | Wake::Irrelevant => {}
             },
+            r = read => {
+                reading = None;
+                p.offer(r);
+            }
             () = wait => {}
         }
         match p.state.due(Instant::now()) {
-            Action::Read => p.read(events.bus()).await,
+            Action::Read => {
+                let r = read_document(p.reader.clone(), events.bus().clone());
+                reading = Some(Box::pin(r));
+            }
             Action::Write => p.write().await,
             Action::Nothing => {}
         }
@@ -68,19 +93,32 @@ pub async fn run(s: Settings) -> Result<(), EventsError> {
 }
 
 impl Publisher {
-    /// Reads the node and offers the document; a failure (NetworkManager away) offers nothing:
-    /// its return is an event of its own.
-    async fn read(&mut self, bus: &zbus::Connection) {
-        match read_document(bus).await {
+    /// The node may have changed; a read under way that this makes stale is given up.
+    fn changed(&mut self, reading: &mut Option<Reading>) {
+        let now = Instant::now();
+        self.state.changed(now);
+        if reading.is_some() && self.state.restart_read(now) {
+            tracing::debug!("the node changed as it was being read: reading it again");
+            *reading = None;
+        }
+    }
+
+    /// Offers what a read gave; a failure (NetworkManager away) offers nothing: its return is
+    /// an event of its own.
+    fn offer(&mut self, read: Result<CompactDocument, ReadError>) {
+        let now = Instant::now();
+        match read {
             Ok(doc) => {
                 let f = doc.fingerprint();
-                self.state.read(doc, f, Instant::now());
+                self.state.read(doc, f, now);
             }
             Err(e) => {
                 tracing::warn!("{e}; publishing nothing new until it can be read");
-                self.state.unread();
+                self.state.unread(now);
             }
         }
+        // The parsed document is gone; what it took goes back to the system.
+        heap::give_back();
     }
 
     async fn write(&mut self) {
@@ -90,9 +128,7 @@ impl Publisher {
         let started = Instant::now();
         match self.cluster.publish(doc, SystemTime::now()).await {
             Ok(()) => {
-                let n = doc.current_state()["interfaces"]
-                    .as_array()
-                    .map_or(0, Vec::len);
+                let n = doc.interfaces();
                 if let Some(cut) =
                     (!doc.cut().is_empty()).then(|| super::document::cut_note(doc.cut()))
                 {
@@ -107,6 +143,7 @@ impl Publisher {
             }
             Err(e) => self.failed(&e),
         }
+        heap::give_back();
     }
 
     /// One line per distinct failure; retried per the state's backoff.
@@ -129,23 +166,29 @@ impl Publisher {
     }
 }
 
-/// Why the node could not be read.
-#[derive(Debug, thiserror::Error)]
-#[error("reading the node's network: {0}")]
-pub struct ReadError(String);
-
 /// The document now: `show`'s state, with NetworkManager's version.
-pub async fn read_document(bus: &zbus::Connection) -> Result<Document, ReadError> {
-    let state = node_state::current()
-        .await
-        .map_err(|e| ReadError(e.to_string()))?;
-    let yaml = node_state::to_yaml(&state).map_err(|e| ReadError(e.to_string()))?;
-    drop(state);
+pub async fn read_document(
+    reader: Reader,
+    bus: zbus::Connection,
+) -> Result<CompactDocument, ReadError> {
+    let started = Instant::now();
+    let yaml = reader.read().await?;
+    let shown = started.elapsed();
     let versions = Versions {
-        network_manager: network_manager_version(bus).await,
+        network_manager: network_manager_version(&bus).await,
         nmstate: NMSTATE_VERSION.into(),
     };
-    Document::new(&yaml, versions).map_err(|e| ReadError(e.to_string()))
+    let doc = Document::new(&yaml, versions).map_err(|e| ReadError(e.to_string()))?;
+    drop(yaml);
+    let doc = CompactDocument::from(doc);
+    tracing::debug!(
+        "read the node in {} ms (show {} ms, {} interfaces, {} KiB of JSON)",
+        started.elapsed().as_millis(),
+        shown.as_millis(),
+        doc.interfaces(),
+        doc.json_len() / 1024
+    );
+    Ok(doc)
 }
 
 #[cfg(test)]

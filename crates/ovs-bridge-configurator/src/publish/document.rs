@@ -86,8 +86,11 @@ impl Document {
         versions: Versions,
         limit: usize,
     ) -> Result<Document, DocumentError> {
-        let redacted = redact::nmstate(state_yaml);
-        let mut current: Value = serde_yaml::from_str(&redacted).map_err(DocumentError::Parse)?;
+        // `redact::nmstate`, its line pass and its parsed tree, around the one parse.
+        let lines = redact::nmstate_lines(state_yaml);
+        let mut current = super::parse::state(&lines).map_err(DocumentError::Parse)?;
+        drop(lines);
+        redact::hide_nmstate_secrets(&mut current);
         without_pod_veths(&mut current);
         let cut = cut_to(&mut current, limit);
         let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -119,25 +122,40 @@ impl Document {
 
     /// The `status` written at `at`.
     pub fn status(&self, at: SystemTime) -> Value {
-        let mut status = json!({
-            "currentState": self.current,
-            "lastSuccessfulUpdateTime": timestamp(at),
-            "handlerNmstateVersion": self.versions.nmstate,
-        });
-        if let Some(nm) = &self.versions.network_manager {
-            status["hostNetworkManagerVersion"] = json!(nm);
-        }
-        if !self.cut.is_empty() {
-            status["conditions"] = json!([{
-                "type": "Truncated",
-                "status": "True",
-                "reason": "ObjectSizeLimit",
-                "message": cut_note(&self.cut),
-                "lastTransitionTime": timestamp(at),
-            }]);
-        }
+        let mut status = status_besides_state(&self.versions, &self.cut, at);
+        status["currentState"] = self.current.clone();
         status
     }
+
+    /// What [`super::compact::CompactDocument`] keeps of it.
+    pub(super) fn into_parts(self) -> (Value, Versions, Vec<Shortened>, u64) {
+        (self.current, self.versions, self.cut, self.fingerprint)
+    }
+}
+
+/// The `status` written at `at`, all but `currentState`.
+pub(super) fn status_besides_state(
+    versions: &Versions,
+    cut: &[Shortened],
+    at: SystemTime,
+) -> Value {
+    let mut status = json!({
+        "lastSuccessfulUpdateTime": timestamp(at),
+        "handlerNmstateVersion": versions.nmstate,
+    });
+    if let Some(nm) = &versions.network_manager {
+        status["hostNetworkManagerVersion"] = json!(nm);
+    }
+    if !cut.is_empty() {
+        status["conditions"] = json!([{
+            "type": "Truncated",
+            "status": "True",
+            "reason": "ObjectSizeLimit",
+            "message": cut_note(cut),
+            "lastTransitionTime": timestamp(at),
+        }]);
+    }
+    status
 }
 
 /// The object created for `node` (status is written separately, through its subresource),

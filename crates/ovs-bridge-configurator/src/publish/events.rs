@@ -2,7 +2,9 @@
 //! `selection`'s change stream), NetworkManager's signals (`StateChanged`, `PropertiesChanged`
 //! and the rest, on any of its objects), NetworkManager's name changing owner (a restart: the
 //! signals are subscribed to again), the kubeconfig appearing or changing, and SIGTERM.
-//! Nothing is polled.
+//! Nothing is polled. Signals about what the document does not hold (traffic counters, Wi-Fi
+//! access points, which NetworkManager sends periodically once a client asks for them) wake
+//! nothing: each would cost a read of the whole node.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -32,6 +34,8 @@ pub enum Wake {
     Kubeconfig,
     /// NetworkManager left the bus (stopped): nothing to read until it is back.
     NetworkManagerGone,
+    /// A signal about something the document does not hold.
+    Irrelevant,
     /// SIGTERM: stop.
     Term,
 }
@@ -96,7 +100,11 @@ impl Events {
     pub async fn next(&mut self) -> Result<Wake, EventsError> {
         tokio::select! {
             c = self.netlink.next() => c.map(|_| Wake::Changed).ok_or(EventsError::Stopped("netlink change stream")),
-            m = self.signals.next() => m.map(|_| Wake::Changed).ok_or(EventsError::Stopped("D-Bus signal stream")),
+            m = self.signals.next() => match m {
+                Some(Ok(m)) if !about_the_document(&m) => Ok(Wake::Irrelevant),
+                Some(_) => Ok(Wake::Changed),
+                None => Err(EventsError::Stopped("D-Bus signal stream")),
+            },
             o = self.owner.next() => {
                 let o = o.ok_or(EventsError::Stopped("D-Bus name watch"))?;
                 let running = o.args().is_ok_and(|a| a.new_owner().is_some());
@@ -122,10 +130,53 @@ async fn nm_signals(bus: &zbus::Connection) -> Result<MessageStream, zbus::Error
     MessageStream::for_match_rule(rule, bus, Some(SIGNAL_QUEUE)).await
 }
 
+/// The interface whose properties change every few seconds once a client sets a refresh rate:
+/// traffic counters.
+const STATISTICS: &str = "org.freedesktop.NetworkManager.Device.Statistics";
+/// Wi-Fi access points, seen and lost with every scan (nmstate shows no Wi-Fi).
+const ACCESS_POINTS: &str = "/org/freedesktop/NetworkManager/AccessPoint/";
+
+/// Whether signal `m` may be about something the document holds.
+fn about_the_document(m: &zbus::Message) -> bool {
+    let header = m.header();
+    let path = header.path().map_or("", |p| p.as_str());
+    let changed_interface = zbus::fdo::PropertiesChanged::from_message(m.clone())
+        .and_then(|s| Some(s.args().ok()?.interface_name().to_string()));
+    relevant(path, changed_interface.as_deref())
+}
+
+/// [`about_the_document`] for a signal from `path`, with the interface whose properties it
+/// says changed (a `PropertiesChanged`).
+fn relevant(path: &str, changed_interface: Option<&str>) -> bool {
+    !path.starts_with(ACCESS_POINTS) && changed_interface != Some(STATISTICS)
+}
+
 /// NetworkManager's version (its D-Bus `Version` property); none when it does not answer.
 pub async fn network_manager_version(bus: &zbus::Connection) -> Option<String> {
     let proxy = zbus::Proxy::new(bus, NM_NAME, NM_PATH, NM_NAME)
         .await
         .ok()?;
     proxy.get_property::<String>("Version").await.ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relevant;
+
+    #[test]
+    fn traffic_counters_and_access_points_wake_nothing() {
+        let dev = "/org/freedesktop/NetworkManager/Devices/3";
+        assert!(!relevant(dev, Some(super::STATISTICS)));
+        assert!(!relevant(
+            "/org/freedesktop/NetworkManager/AccessPoint/12",
+            Some("org.freedesktop.NetworkManager.AccessPoint")
+        ));
+        assert!(relevant(dev, Some("org.freedesktop.NetworkManager.Device")));
+        assert!(relevant(dev, None));
+        assert!(relevant(
+            "/org/freedesktop/NetworkManager/IP4Config/7",
+            None
+        ));
+        assert!(relevant("/org/freedesktop/NetworkManager", None));
+    }
 }

@@ -5,13 +5,18 @@
 //! the kubelet's credentials through the probes' client (`probe::api`); a separate binary would
 //! link the same nmstate, zbus and kube code and ship it twice.
 //!
-//! Layers: [`document`] and [`state`] are pure (data in, data out, no clock); [`cluster`] and
-//! [`events`] are the effects; [`daemon`] is the loop.
+//! Layers: [`document`], [`parse`], [`compact`] and [`state`] are pure (data in, data out, no
+//! clock); [`cluster`], [`events`], [`reader`] and [`heap`] are the effects; [`daemon`] is the
+//! loop.
 
 pub mod cluster;
+pub mod compact;
 pub mod daemon;
 pub mod document;
 pub mod events;
+pub mod heap;
+pub mod parse;
+pub mod reader;
 pub mod state;
 
 use std::path::PathBuf;

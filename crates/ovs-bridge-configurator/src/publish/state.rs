@@ -73,6 +73,12 @@ pub struct PublishState<D> {
     /// When the heartbeat is due if nothing is written before.
     heartbeat_at: Option<Instant>,
     backoff: Backoff,
+    /// A read [`Self::due`] started runs since this instant.
+    reading: Option<Instant>,
+    /// The running read replaced one given up for a change ([`Self::restart_read`]).
+    restarted: bool,
+    /// How long the last read took.
+    last_read: Option<Duration>,
 }
 
 impl<D> PublishState<D> {
@@ -87,6 +93,9 @@ impl<D> PublishState<D> {
             published: None,
             heartbeat_at: None,
             backoff: Backoff::new(Duration::from_millis(500)),
+            reading: None,
+            restarted: false,
+            last_read: None,
         }
     }
 
@@ -99,11 +108,46 @@ impl<D> PublishState<D> {
         }
     }
 
+    /// A change was seen while a read runs: whether to give that read up and read again once
+    /// the change's window is over, the read having barely begun (less than half as long as
+    /// the last one took), so that its document is not stale the moment it is written. A read
+    /// that replaced one given up is never given up, so a stream of changes cannot keep the
+    /// node from being read.
+    pub fn restart_read(&mut self, now: Instant) -> bool {
+        let (Some(since), Some(last)) = (self.reading, self.last_read) else {
+            return false;
+        };
+        if self.restarted || now - since >= last / 2 {
+            return false;
+        }
+        self.reading = None;
+        self.restarted = true;
+        true
+    }
+
+    /// A read ended at `now`. Changes seen while it ran are read a debounce after its end, its
+    /// document written first (it may already show them); a read offered without
+    /// [`Self::due`] satisfies any due one.
+    fn end_read(&mut self, now: Instant) {
+        match self.reading.take() {
+            Some(since) => {
+                self.last_read = Some(now - since);
+                if let Some(at) = &mut self.read_at {
+                    *at = (*at).max(now + self.debounce);
+                }
+            }
+            None => self.read_at = None,
+        }
+        self.restarted = false;
+    }
+
     /// A document read at `now` with `fingerprint`. Replaces any pending one; written at once
     /// unless it is what the API holds (and no heartbeat is due) or a failure's backoff runs.
     pub fn read(&mut self, doc: D, fingerprint: u64, now: Instant) {
-        self.read_at = None;
-        let forced = std::mem::take(&mut self.forced);
+        self.end_read(now);
+        // A heartbeat that came due while the node was being read is this read's.
+        let beat = self.heartbeat_at.is_some_and(|at| at <= now);
+        let forced = std::mem::take(&mut self.forced) || beat;
         let same = self.published.is_some_and(|(f, _)| f == fingerprint);
         if same && !forced {
             self.pending = None;
@@ -117,8 +161,8 @@ impl<D> PublishState<D> {
     }
 
     /// The node could not be read (NetworkManager away): nothing new to offer.
-    pub fn unread(&mut self) {
-        self.read_at = None;
+    pub fn unread(&mut self, now: Instant) {
+        self.end_read(now);
     }
 
     /// The document to write when [`Action::Write`] is due.
@@ -162,34 +206,43 @@ impl<D> PublishState<D> {
         }
     }
 
-    /// The next instant something is due (none: wait for an event).
+    /// The next instant something is due (none: wait for an event). While a read runs, only
+    /// a write: the next read waits for its end.
     pub fn deadline(&self) -> Option<Instant> {
+        let idle = self.reading.is_none();
         [
-            self.read_at,
+            self.read_at.filter(|_| idle),
             self.pending.as_ref().map(|(_, _, at)| *at),
             // A pending write is a heartbeat of its own.
-            self.heartbeat_at.filter(|_| self.pending.is_none()),
+            self.heartbeat_at.filter(|_| self.pending.is_none() && idle),
         ]
         .into_iter()
         .flatten()
         .min()
     }
 
-    /// What is due at `now`.
+    /// What is due at `now`. A read it returns runs until [`Self::read`] or [`Self::unread`].
     pub fn due(&mut self, now: Instant) -> Action {
-        if self.read_at.is_some_and(|at| at <= now) {
+        let idle = self.reading.is_none();
+        if idle && self.read_at.is_some_and(|at| at <= now) {
+            self.start_read(now);
             return Action::Read;
         }
         if self.pending.as_ref().is_some_and(|(_, _, at)| *at <= now) {
             return Action::Write;
         }
-        if self.pending.is_none() && self.heartbeat_at.is_some_and(|at| at <= now) {
+        if idle && self.pending.is_none() && self.heartbeat_at.is_some_and(|at| at <= now) {
             self.heartbeat_at = None;
             self.forced = true;
-            self.read_at = Some(now);
+            self.start_read(now);
             return Action::Read;
         }
         Action::Nothing
+    }
+
+    fn start_read(&mut self, now: Instant) {
+        self.read_at = None;
+        self.reading = Some(now);
     }
 }
 
@@ -337,6 +390,73 @@ mod tests {
         assert!(retry < retry2 && retry2 > t0 + HEARTBEAT);
         assert_eq!(st.deadline(), Some(retry2));
         assert_eq!(st.due(t0 + HEARTBEAT), Action::Nothing);
+    }
+
+    /// A published state whose last read (at `t0 + 10 s`) took 4 s.
+    fn read_for_4_s(t0: Instant) -> PublishState<&'static str> {
+        let mut st = published(t0);
+        st.changed(t0 + s(10) - DEBOUNCE);
+        assert_eq!(st.due(t0 + s(10)), Action::Read);
+        st.read("second", 2, t0 + s(14));
+        st.written(t0 + s(14));
+        st
+    }
+
+    #[test]
+    fn while_a_read_runs_nothing_else_is_read_and_its_changes_wait_for_its_end() {
+        let t0 = Instant::now();
+        let mut st = read_for_4_s(t0);
+        st.changed(t0 + s(20));
+        assert_eq!(st.due(t0 + s(20) + DEBOUNCE), Action::Read);
+        st.changed(t0 + s(23));
+        // Too late to give the read up (3 s of a 4 s read).
+        assert!(!st.restart_read(t0 + s(23)));
+        assert_eq!(st.deadline(), None);
+        assert_eq!(st.due(t0 + s(24)), Action::Nothing);
+        st.read("third", 3, t0 + s(24));
+        // Its document is written first; the change seen during it is read a debounce later.
+        assert_eq!(st.due(t0 + s(24)), Action::Write);
+        st.written(t0 + s(24));
+        assert_eq!(st.deadline(), Some(t0 + s(24) + DEBOUNCE));
+        assert_eq!(st.due(t0 + s(24) + DEBOUNCE), Action::Read);
+    }
+
+    #[test]
+    fn a_read_barely_begun_is_given_up_for_a_change_once_in_a_row() {
+        let t0 = Instant::now();
+        let mut st = read_for_4_s(t0);
+        st.changed(t0 + s(20));
+        assert_eq!(st.due(t0 + s(20) + DEBOUNCE), Action::Read);
+        st.changed(t0 + s(21));
+        assert!(st.restart_read(t0 + s(21)));
+        assert_eq!(st.due(t0 + s(21)), Action::Nothing);
+        assert_eq!(st.due(t0 + s(21) + DEBOUNCE), Action::Read);
+        // The read that replaced it runs to its end, whatever changes.
+        st.changed(t0 + s(22));
+        assert!(!st.restart_read(t0 + s(22)));
+        st.read("third", 3, t0 + s(25));
+        assert_eq!(st.due(t0 + s(25)), Action::Write);
+        st.written(t0 + s(25));
+        // Then a read may be given up again.
+        assert_eq!(st.due(t0 + s(25) + DEBOUNCE), Action::Read);
+        st.changed(t0 + s(26));
+        assert!(st.restart_read(t0 + s(26)));
+    }
+
+    #[test]
+    fn a_heartbeat_due_during_a_read_is_that_reads() {
+        let t0 = Instant::now();
+        let mut st = read_for_4_s(t0);
+        let beat = t0 + s(14) + HEARTBEAT;
+        st.changed(beat - s(1) - DEBOUNCE);
+        assert_eq!(st.due(beat - s(1)), Action::Read);
+        assert_eq!(st.deadline(), None);
+        assert_eq!(st.due(beat), Action::Nothing);
+        // Unchanged, and written: the heartbeat came due while it ran.
+        st.read("second", 2, beat + s(2));
+        assert_eq!(st.due(beat + s(2)), Action::Write);
+        st.written(beat + s(2));
+        assert_eq!(st.deadline(), Some(beat + s(2) + HEARTBEAT));
     }
 
     #[test]

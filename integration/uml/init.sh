@@ -52,25 +52,14 @@ ovsdb-server /etc/openvswitch/conf.db --remote=punix:/run/openvswitch/db.sock --
 ovs-vsctl --no-wait init # what ovs-ctl does on a real node
 ovs-vswitchd --pidfile --detach --no-chdir --log-file="$X/ovs-vswitchd.log"
 ovs-vsctl add-br warmup0 # its upcall threads start with the first bridge (see below)
-
-# NetworkManager as `cargo xtask deps` built it, with none of the harness's HARNESS_* switches,
-# configured as the harness's (the host wrote the files into XCHG), logging to nm.log.
-cp "$X/nm/NetworkManager.conf" /etc/NetworkManager/
-cp "$X"/nm/conf.d/* /etc/NetworkManager/conf.d/
-"$NM_PREFIX/sbin/NetworkManager" --debug >"$X/nm.log" 2>&1 &
-echo $! >/run/nm.pid
-for _ in $(seq 120); do
-    nmcli -t -f RUNNING general 2>/dev/null | grep -q running && break
-    sleep 0.5
-done
 # vswitchd forwards once it has an upcall handler next to its revalidator ("Starting 2
 # threads"). In UML its first count of the CPUs often gives it none ("Overriding
 # n-handler-threads to 0", "Starting 1 threads") until its recount 10 s later, and a datapath
 # port added before then gets no upcalls: every lookup is "lost" (ovs-dpctl show) and nothing is
 # forwarded, on that port for good. A node's vswitchd has long been running when br-ex is built:
-# wait here (NetworkManager's start above overlaps it) for the handler, restarting vswitchd if
-# the recount does not come.
-set +x
+# wait here for the handler, restarting vswitchd if the recount does not come, before
+# NetworkManager starts (after a reboot it brings br-ex up on its own at once).
+{ set +x; } 2>/dev/null
 has_handler() {
     grep -o 'Starting [0-9]* threads' "$X/ovs-vswitchd.log" | tail -n 1 | grep -qv 'Starting 1 threads'
 }
@@ -87,6 +76,19 @@ for attempt in 1 2 3; do
 done
 ovs-vsctl del-br warmup0
 echo "vswitchd: $(grep -o 'Starting [0-9]* threads' "$X/ovs-vswitchd.log" | tail -n 1)"
+set -x
+
+# NetworkManager as `cargo xtask deps` built it, with none of the harness's HARNESS_* switches,
+# configured as the harness's (the host wrote the files into XCHG), logging to nm.log.
+cp "$X/nm/NetworkManager.conf" /etc/NetworkManager/
+cp "$X"/nm/conf.d/* /etc/NetworkManager/conf.d/
+"$NM_PREFIX/sbin/NetworkManager" --debug >"$X/nm.log" 2>&1 &
+echo $! >/run/nm.pid
+for _ in $(seq 120); do
+    nmcli -t -f RUNNING general 2>/dev/null | grep -q running && break
+    sleep 0.5
+done
+set +x
 echo READY >"$X/ready"
 
 # A sleep that forks nothing (process creation is slow here): read on an empty, open pipe.

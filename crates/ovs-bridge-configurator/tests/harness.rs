@@ -2908,7 +2908,7 @@ fn add_bridge(c: &Case, name: &str, cidr: &str) {
 }
 
 /// The node's NodeNetworkState in the API. It matches `show`, is owned by its Node,
-/// follows a new interface within 2 s, writes nothing while the node is idle, follows
+/// follows a new interface and a kernel-only address within 2 s, writes nothing while the node is idle, follows
 /// NetworkManager across a restart, keeps only the latest document while the API server is
 /// away and writes that one when it is back, and never sends a WireGuard key.
 #[test]
@@ -2928,6 +2928,33 @@ fn the_node_network_state_follows_the_node_and_only_its_changes_reach_the_api() 
         p.log()
     );
     eprintln!("new interface -> API: {took:?}");
+
+    // A link and an address only the kernel has been told of: laid over the last read.
+    c.node
+        .ns
+        .ip(&["link", "add", "kern-only0", "type", "bridge"])
+        .unwrap();
+    c.node
+        .ns
+        .ip(&["addr", "add", "198.51.100.9/24", "dev", "kern-only0"])
+        .unwrap();
+    let took = published_within(&api, Duration::from_secs(5), |d| d.contains("198.51.100.9"));
+    assert!(
+        took.is_some_and(|t| t < Duration::from_secs(2)),
+        "{took:?}\n{}",
+        p.log()
+    );
+    // The kernel's own report of it is laid over the last read too (on this small node the
+    // whole read may get there first).
+    let laid = || {
+        p.log()
+            .contains("laid the kernel's change over the last read")
+    };
+    assert!(
+        integration::process::wait_for(Duration::from_secs(3), laid),
+        "{}",
+        p.log()
+    );
 
     // Idle: nothing written over 20 s (address lifetimes and NetworkManager's signals go on).
     std::thread::sleep(Duration::from_millis(1500));

@@ -39,6 +39,16 @@ impl CompactDocument {
         self.fingerprint
     }
 
+    /// `status.currentState` parsed again (to lay a change over it).
+    pub fn state(&self) -> Result<serde_json::Value, serde_json::Error> {
+        serde_json::from_str(&self.current)
+    }
+
+    /// The versions it reports.
+    pub fn versions(&self) -> &Versions {
+        &self.versions
+    }
+
     /// The interfaces in `status.currentState`.
     pub fn interfaces(&self) -> usize {
         self.interfaces

@@ -5,6 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::SystemTime;
 
+use selection::netlink::NetlinkReader;
 use selection::service::notify_systemd;
 use tokio::time::Instant;
 
@@ -14,6 +15,8 @@ use super::compact::CompactDocument;
 use super::document::{Document, Versions};
 use super::events::{Events, EventsError, Wake, network_manager_version};
 use super::heap;
+use super::kernel::{self, KernelView};
+use super::overlay::laid_over;
 use super::reader::{ReadError, Reader};
 use super::state::{Action, PublishState};
 
@@ -26,6 +29,11 @@ struct Publisher {
     state: PublishState<CompactDocument>,
     reader: Reader,
     cluster: Cluster,
+    netlink: NetlinkReader,
+    /// The last whole read, and the kernel as that read began.
+    base: Option<(CompactDocument, KernelView)>,
+    /// The kernel as the read under way began.
+    read_from: Option<KernelView>,
     /// The last refusal or reason for standing aside, said once until it changes.
     said: Option<String>,
 }
@@ -42,6 +50,9 @@ pub async fn run(s: Settings, reader: Reader) -> Result<(), EventsError> {
         state: PublishState::new(s.debounce, s.heartbeat, Instant::now()),
         reader,
         cluster: Cluster::new(s.kubeconfig.clone(), s.node_name.clone(), s.api_timeout),
+        netlink: NetlinkReader::connect()?,
+        base: None,
+        read_from: None,
         said: None,
     };
     tracing::info!(
@@ -69,21 +80,30 @@ pub async fn run(s: Settings, reader: Reader) -> Result<(), EventsError> {
         tokio::select! {
             w = events.next() => match w? {
                 Wake::Term => break,
-                Wake::Changed => p.changed(&mut reading),
+                Wake::Kernel => {
+                    p.state.kernel_changed(Instant::now());
+                    p.changed(&mut reading);
+                }
+                Wake::Changed => {
+                    p.state.changed(Instant::now());
+                    p.changed(&mut reading);
+                }
                 Wake::Kubeconfig => p.state.retry_now(Instant::now()),
                 Wake::NetworkManagerGone | Wake::Irrelevant => {}
             },
             r = read => {
                 reading = None;
-                p.offer(r);
+                p.offer(r).await;
             }
             () = wait => {}
         }
         match p.state.due(Instant::now()) {
             Action::Read => {
+                p.read_from = p.kernel().await;
                 let r = read_document(p.reader.clone(), events.bus().clone());
                 reading = Some(Box::pin(r));
             }
+            Action::Overlay => p.overlay().await,
             Action::Write => p.write().await,
             Action::Nothing => {}
         }
@@ -93,31 +113,77 @@ pub async fn run(s: Settings, reader: Reader) -> Result<(), EventsError> {
 }
 
 impl Publisher {
-    /// The node may have changed; a read under way that this makes stale is given up.
+    /// The node may have changed (the state was told how); a read under way that this makes
+    /// stale is given up.
     fn changed(&mut self, reading: &mut Option<Reading>) {
-        let now = Instant::now();
-        self.state.changed(now);
-        if reading.is_some() && self.state.restart_read(now) {
+        if reading.is_some() && self.state.restart_read(Instant::now()) {
             tracing::debug!("the node changed as it was being read: reading it again");
             *reading = None;
         }
     }
 
-    /// Offers what a read gave; a failure (NetworkManager away) offers nothing: its return is
-    /// an event of its own.
-    fn offer(&mut self, read: Result<CompactDocument, ReadError>) {
-        let now = Instant::now();
+    /// Offers what a read gave, with what the kernel changed since it began laid over it; a
+    /// failure (NetworkManager away) offers nothing: its return is an event of its own.
+    async fn offer(&mut self, read: Result<CompactDocument, ReadError>) {
         match read {
             Ok(doc) => {
+                let doc = self.rebase(doc).await;
                 let f = doc.fingerprint();
-                self.state.read(doc, f, now);
+                self.state.read(doc, f, Instant::now());
             }
             Err(e) => {
                 tracing::warn!("{e}; publishing nothing new until it can be read");
-                self.state.unread(now);
+                self.state.unread(Instant::now());
             }
         }
         // The parsed document is gone; what it took goes back to the system.
+        heap::give_back();
+    }
+
+    /// A whole read becomes the base later kernel changes are laid over; returns it with
+    /// those since it began. Without the kernel as it began there is no base until the next.
+    async fn rebase(&mut self, doc: CompactDocument) -> CompactDocument {
+        let Some(from) = self.read_from.take() else {
+            self.base = None;
+            return doc;
+        };
+        self.base = Some((doc, from));
+        match self.current().await {
+            Some(current) => current,
+            None => self.base.as_ref().expect("set above").0.clone(),
+        }
+    }
+
+    /// The kernel now; none when netlink fails (said at debug: the whole read still runs).
+    async fn kernel(&mut self) -> Option<KernelView> {
+        kernel::read(&mut self.netlink)
+            .await
+            .inspect_err(|e| tracing::debug!("reading the kernel's links: {e}"))
+            .ok()
+    }
+
+    /// The last whole read with what the kernel changed since laid over it; none without a
+    /// read yet, or when the kernel cannot be read.
+    async fn current(&mut self) -> Option<CompactDocument> {
+        let now = self.kernel().await?;
+        let (doc, from) = self.base.as_ref()?;
+        laid_over(doc, from, &now)
+            .inspect_err(|e| tracing::warn!("the last document does not parse again: {e}"))
+            .ok()
+    }
+
+    /// Offers the kernel's change laid over the last read (the read that follows brings the
+    /// rest).
+    async fn overlay(&mut self) {
+        let started = Instant::now();
+        if let Some(doc) = self.current().await {
+            let f = doc.fingerprint();
+            tracing::debug!(
+                "laid the kernel's change over the last read in {} ms",
+                started.elapsed().as_millis()
+            );
+            self.state.overlaid(doc, f, Instant::now());
+        }
         heap::give_back();
     }
 

@@ -88,21 +88,42 @@ impl Document {
     ) -> Result<Document, DocumentError> {
         // `redact::nmstate`, its line pass and its parsed tree, around the one parse.
         let lines = redact::nmstate_lines(state_yaml);
-        let mut current = super::parse::state(&lines).map_err(DocumentError::Parse)?;
+        let current = super::parse::state(&lines).map_err(DocumentError::Parse)?;
         drop(lines);
+        Ok(Document::finish(current, versions, limit, &[]))
+    }
+
+    /// From `status.currentState` as JSON: a document changed after its read, which went
+    /// through [`Document::new`] and was cut as `earlier` says (a state already cut reports
+    /// that cut).
+    pub fn from_state(current: Value, versions: Versions, earlier: &[Shortened]) -> Document {
+        Document::finish(current, versions, SIZE_LIMIT, earlier)
+    }
+
+    /// Redacted, without pods' veths, cut to `limit` (or reporting the `earlier` cut), and
+    /// fingerprinted.
+    fn finish(
+        mut current: Value,
+        versions: Versions,
+        limit: usize,
+        earlier: &[Shortened],
+    ) -> Document {
         redact::hide_nmstate_secrets(&mut current);
         without_pod_veths(&mut current);
-        let cut = cut_to(&mut current, limit);
+        let mut cut = cut_to(&mut current, limit);
+        if cut.is_empty() {
+            cut = earlier.to_vec();
+        }
         let mut h = std::collections::hash_map::DefaultHasher::new();
         hash_stable(&current, &mut h);
         versions.hash(&mut h);
         cut.hash(&mut h);
-        Ok(Document {
+        Document {
             current,
             versions,
             cut,
             fingerprint: h.finish(),
-        })
+        }
     }
 
     /// Equal for two documents that differ only in what changes by itself.

@@ -28,7 +28,10 @@ const SIGNAL_QUEUE: usize = 256;
 /// One wake of the loop.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Wake {
-    /// The node's network may have changed: read it again.
+    /// The kernel's links, addresses or routes changed: read the node again, and lay the
+    /// kernel's change over the last read meanwhile.
+    Kernel,
+    /// NetworkManager says something changed: read the node again.
     Changed,
     /// The kubeconfig appeared or changed: a waiting write may succeed now.
     Kubeconfig,
@@ -99,7 +102,7 @@ impl Events {
     /// The next wake.
     pub async fn next(&mut self) -> Result<Wake, EventsError> {
         tokio::select! {
-            c = self.netlink.next() => c.map(|_| Wake::Changed).ok_or(EventsError::Stopped("netlink change stream")),
+            c = self.netlink.next() => c.map(|_| Wake::Kernel).ok_or(EventsError::Stopped("netlink change stream")),
             m = self.signals.next() => match m {
                 Some(Ok(m)) if !about_the_document(&m) => Ok(Wake::Irrelevant),
                 Some(_) => Ok(Wake::Changed),

@@ -5,9 +5,13 @@
 //! the kubelet's credentials through the probes' client (`probe::api`); a separate binary would
 //! link the same nmstate, zbus and kube code and ship it twice.
 //!
-//! Layers: [`document`], [`parse`], [`compact`] and [`state`] are pure (data in, data out, no
-//! clock); [`cluster`], [`events`], [`reader`] and [`heap`] are the effects; [`daemon`] is the
-//! loop.
+//! Layers: [`document`], [`parse`], [`compact`], [`overlay`] and [`state`] are pure (data in,
+//! data out, no clock); [`cluster`], [`events`], [`reader`], [`kernel`] and [`heap`] are the
+//! effects; [`daemon`] is the loop.
+//!
+//! Two reads: the whole one (`show`, seconds on a node with many interfaces) after every
+//! change, and, after a change the kernel reports, its links and addresses straight from
+//! netlink (milliseconds), laid over the last whole read and written first.
 
 pub mod cluster;
 pub mod compact;
@@ -15,6 +19,8 @@ pub mod daemon;
 pub mod document;
 pub mod events;
 pub mod heap;
+pub mod kernel;
+pub mod overlay;
 pub mod parse;
 pub mod reader;
 pub mod state;

@@ -12,6 +12,9 @@ use tokio::time::Instant;
 pub enum Action {
     /// Read the node's network and offer the document ([`PublishState::read`]).
     Read,
+    /// Lay what the kernel changed over the last read and offer that
+    /// ([`PublishState::overlaid`]).
+    Overlay,
     /// Write the pending document ([`PublishState::pending`]).
     Write,
     Nothing,
@@ -64,6 +67,8 @@ pub struct PublishState<D> {
     heartbeat: Duration,
     /// A change was seen: read the node at this instant (the debounce window from the first).
     read_at: Option<Instant>,
+    /// The kernel changed: lay it over the last read at this instant (the same window).
+    overlay_at: Option<Instant>,
     /// The next read must be offered for writing even if unchanged (the heartbeat).
     forced: bool,
     /// The latest document not in the API yet, and when to write it. Only one is kept.
@@ -88,6 +93,7 @@ impl<D> PublishState<D> {
             debounce,
             heartbeat,
             read_at: Some(now),
+            overlay_at: None,
             forced: false,
             pending: None,
             published: None,
@@ -105,6 +111,15 @@ impl<D> PublishState<D> {
     pub fn changed(&mut self, now: Instant) {
         if self.read_at.is_none() {
             self.read_at = Some(now + self.debounce);
+        }
+    }
+
+    /// The kernel changed (a link, an address, a route): besides the read, what it changed is
+    /// laid over the last read once the burst is over, while a read may be running.
+    pub fn kernel_changed(&mut self, now: Instant) {
+        self.changed(now);
+        if self.overlay_at.is_none() {
+            self.overlay_at = Some(now + self.debounce);
         }
     }
 
@@ -148,6 +163,16 @@ impl<D> PublishState<D> {
         // A heartbeat that came due while the node was being read is this read's.
         let beat = self.heartbeat_at.is_some_and(|at| at <= now);
         let forced = std::mem::take(&mut self.forced) || beat;
+        self.offer(doc, fingerprint, forced, now);
+    }
+
+    /// The last read with the kernel's changes laid over it, at `now`: offered as a read's
+    /// document is, leaving a read under way to run.
+    pub fn overlaid(&mut self, doc: D, fingerprint: u64, now: Instant) {
+        self.offer(doc, fingerprint, false, now);
+    }
+
+    fn offer(&mut self, doc: D, fingerprint: u64, forced: bool, now: Instant) {
         let same = self.published.is_some_and(|(f, _)| f == fingerprint);
         if same && !forced {
             self.pending = None;
@@ -211,6 +236,7 @@ impl<D> PublishState<D> {
     pub fn deadline(&self) -> Option<Instant> {
         let idle = self.reading.is_none();
         [
+            self.overlay_at,
             self.read_at.filter(|_| idle),
             self.pending.as_ref().map(|(_, _, at)| *at),
             // A pending write is a heartbeat of its own.
@@ -224,6 +250,10 @@ impl<D> PublishState<D> {
     /// What is due at `now`. A read it returns runs until [`Self::read`] or [`Self::unread`].
     pub fn due(&mut self, now: Instant) -> Action {
         let idle = self.reading.is_none();
+        if self.overlay_at.is_some_and(|at| at <= now) {
+            self.overlay_at = None;
+            return Action::Overlay;
+        }
         if idle && self.read_at.is_some_and(|at| at <= now) {
             self.start_read(now);
             return Action::Read;
@@ -457,6 +487,45 @@ mod tests {
         assert_eq!(st.due(beat + s(2)), Action::Write);
         st.written(beat + s(2));
         assert_eq!(st.deadline(), Some(beat + s(2) + HEARTBEAT));
+    }
+
+    #[test]
+    fn a_kernel_change_is_laid_over_the_last_read_while_the_next_read_runs() {
+        let t0 = Instant::now();
+        let mut st = read_for_4_s(t0);
+        st.kernel_changed(t0 + s(20));
+        st.kernel_changed(t0 + s(20) + ms(100));
+        // One window for both: the overlay first, then the read.
+        assert_eq!(st.deadline(), Some(t0 + s(20) + DEBOUNCE));
+        assert_eq!(st.due(t0 + s(20) + DEBOUNCE), Action::Overlay);
+        assert_eq!(st.due(t0 + s(20) + DEBOUNCE), Action::Read);
+        st.overlaid("overlaid", 3, t0 + s(20) + DEBOUNCE);
+        assert_eq!(st.due(t0 + s(20) + DEBOUNCE), Action::Write);
+        st.written(t0 + s(20) + DEBOUNCE);
+        // A change during the read: laid over at once, the read left running.
+        st.kernel_changed(t0 + s(21));
+        assert_eq!(st.due(t0 + s(21) + DEBOUNCE), Action::Overlay);
+        st.overlaid("overlaid again", 4, t0 + s(21) + DEBOUNCE);
+        assert_eq!(st.due(t0 + s(21) + DEBOUNCE), Action::Write);
+        st.written(t0 + s(21) + DEBOUNCE);
+        // The read ends with what the overlay showed: nothing to write, the change it saw
+        // read again after it.
+        st.read("read", 4, t0 + s(24));
+        assert_eq!(st.pending(), None);
+        assert_eq!(st.due(t0 + s(24) + DEBOUNCE), Action::Read);
+    }
+
+    #[test]
+    fn an_overlay_the_api_holds_is_not_written_and_a_signal_lays_nothing_over() {
+        let t0 = Instant::now();
+        let mut st = published(t0);
+        st.kernel_changed(t0 + s(1));
+        assert_eq!(st.due(t0 + s(1) + DEBOUNCE), Action::Overlay);
+        st.overlaid("first", 1, t0 + s(1) + DEBOUNCE);
+        assert_eq!(st.pending(), None);
+        st.changed(t0 + s(5));
+        assert_eq!(st.due(t0 + s(5) + DEBOUNCE), Action::Read);
+        assert_eq!(st.due(t0 + s(5) + DEBOUNCE), Action::Nothing);
     }
 
     #[test]

@@ -58,6 +58,12 @@ impl Changes {
 pub struct ChangeStream {
     events: UnboundedReceiver<(NetlinkMessage<RouteNetlinkMessage>, SocketAddr)>,
     settle: Duration,
+    /// What the burst under way changed so far: kept here, not in [`ChangeStream::next`]'s
+    /// future, so that a `next` dropped mid-burst (the losing branch of a `select!`) loses
+    /// nothing it had taken from the socket.
+    pending: Changes,
+    /// When the burst under way is reported at the latest.
+    deadline: Option<tokio::time::Instant>,
 }
 
 impl ChangeStream {
@@ -77,27 +83,76 @@ impl ChangeStream {
             .set_rx_buf_sz(RECEIVE_BUFFER)
             .map_err(NetlinkError::Socket)?;
         tokio::spawn(conn);
-        Ok(ChangeStream { events, settle })
+        Ok(ChangeStream {
+            events,
+            settle,
+            pending: Changes::default(),
+            deadline: None,
+        })
     }
 
-    /// Waits for the next burst of changes; `None` when the socket closed.
+    /// Waits for the next burst of changes; `None` when the socket closed. Cancel-safe: a
+    /// call dropped before it returns leaves what it saw to the next.
     pub async fn next(&mut self) -> Option<Changes> {
-        let mut changes = Changes::default();
-        while !changes.any() {
+        while !self.pending.any() {
             let (msg, _) = self.events.next().await?;
-            changes.record(&msg);
+            self.pending.record(&msg);
         }
-        let deadline = tokio::time::Instant::now() + MAX_COALESCE;
+        let deadline = *self
+            .deadline
+            .get_or_insert_with(|| tokio::time::Instant::now() + MAX_COALESCE);
         loop {
             let quiet = tokio::time::sleep(self.settle);
             tokio::select! {
                 ev = self.events.next() => match ev {
-                    Some((msg, _)) => changes.record(&msg),
-                    None => return Some(changes),
+                    Some((msg, _)) => self.pending.record(&msg),
+                    None => break,
                 },
-                _ = quiet => return Some(changes),
-                _ = tokio::time::sleep_until(deadline) => return Some(changes),
+                _ = quiet => break,
+                _ = tokio::time::sleep_until(deadline) => break,
             }
         }
+        self.deadline = None;
+        Some(std::mem::take(&mut self.pending))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtnetlink::packet_route::link::LinkMessage;
+
+    fn stream() -> (
+        futures_channel::mpsc::UnboundedSender<(NetlinkMessage<RouteNetlinkMessage>, SocketAddr)>,
+        ChangeStream,
+    ) {
+        let (tx, events) = futures_channel::mpsc::unbounded();
+        let changes = ChangeStream {
+            events,
+            settle: Duration::from_millis(50),
+            pending: Changes::default(),
+            deadline: None,
+        };
+        (tx, changes)
+    }
+
+    fn new_link() -> (NetlinkMessage<RouteNetlinkMessage>, SocketAddr) {
+        let msg = RouteNetlinkMessage::NewLink(LinkMessage::default());
+        (NetlinkMessage::from(msg), SocketAddr::new(0, 0))
+    }
+
+    #[tokio::test]
+    async fn a_burst_taken_by_a_call_dropped_mid_settle_is_reported_by_the_next() {
+        let (tx, mut changes) = stream();
+        tx.unbounded_send(new_link()).unwrap();
+        // The call takes the message, then is dropped while it waits for the burst to settle.
+        let dropped = tokio::time::timeout(Duration::from_millis(5), changes.next()).await;
+        assert!(dropped.is_err());
+        let next = tokio::time::timeout(Duration::from_secs(1), changes.next()).await;
+        let reported = next.expect("reported").expect("open");
+        assert!(reported.links && !reported.addresses && !reported.routes);
+        // Reported once.
+        let again = tokio::time::timeout(Duration::from_millis(100), changes.next()).await;
+        assert!(again.is_err());
     }
 }

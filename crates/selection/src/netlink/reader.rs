@@ -18,7 +18,7 @@ use rtnetlink::sys::protocols::NETLINK_ROUTE;
 use rtnetlink::sys::{AsyncSocket, AsyncSocketExt, SocketAddr, TokioSocket};
 
 use super::{NetlinkError, convert};
-use crate::model::{MAIN_TABLE, Route, Snapshot};
+use crate::model::{Address, MAIN_TABLE, Route, Snapshot};
 
 /// How often a dump interrupted by concurrent changes (`NLM_F_DUMP_INTR`) is tried. Between
 /// attempts the reader pauses 5 ms, 10 ms, ... so a burst of changes can settle (0.2 s at most).
@@ -59,26 +59,8 @@ impl NetlinkReader {
     /// Links, addresses, and the main-table routes that matter for selection (default routes,
     /// IPv6 RA routes). Each dump is retried while the kernel reports it inconsistent.
     pub async fn snapshot(&mut self) -> Result<Snapshot, NetlinkError> {
-        let links = self
-            .collect(
-                "link",
-                RouteNetlinkMessage::GetLink(LinkMessage::default()),
-                |m| match m {
-                    RouteNetlinkMessage::NewLink(l) => Some(convert::link(&l)),
-                    _ => None,
-                },
-            )
-            .await?;
-        let addresses = self
-            .collect(
-                "address",
-                RouteNetlinkMessage::GetAddress(AddressMessage::default()),
-                |m| match m {
-                    RouteNetlinkMessage::NewAddress(a) => convert::address(&a),
-                    _ => None,
-                },
-            )
-            .await?;
+        let links = self.links_as(|l| Some(convert::link(l))).await?;
+        let addresses = self.addresses().await?;
         let mut routes = Vec::new();
         for family in [AddressFamily::Inet, AddressFamily::Inet6] {
             let mut request = RouteMessage::default();
@@ -128,6 +110,36 @@ impl NetlinkReader {
             routes.extend(all);
         }
         Ok(routes)
+    }
+
+    /// Every link, each through `keep`: for readers that need attributes the model leaves
+    /// out (a link's kind, its operational state).
+    pub async fn links_as<T>(
+        &mut self,
+        keep: impl Fn(&LinkMessage) -> Option<T>,
+    ) -> Result<Vec<T>, NetlinkError> {
+        self.collect(
+            "link",
+            RouteNetlinkMessage::GetLink(LinkMessage::default()),
+            |m| match m {
+                RouteNetlinkMessage::NewLink(l) => keep(&l),
+                _ => None,
+            },
+        )
+        .await
+    }
+
+    /// Every IPv4 and IPv6 address.
+    pub async fn addresses(&mut self) -> Result<Vec<Address>, NetlinkError> {
+        self.collect(
+            "address",
+            RouteNetlinkMessage::GetAddress(AddressMessage::default()),
+            |m| match m {
+                RouteNetlinkMessage::NewAddress(a) => convert::address(&a),
+                _ => None,
+            },
+        )
+        .await
     }
 
     /// How many dumps had to be repeated because the kernel flagged them inconsistent.

@@ -76,21 +76,29 @@ impl Cluster {
     }
 
     fn controller(&self, identity: &str) -> JoinHandle<()> {
+        self.controller_until(identity, Duration::from_secs(1), std::future::pending())
+    }
+
+    /// A replica whose Lease lasts `duration`, running until `shutdown` (its SIGTERM).
+    fn controller_until(
+        &self,
+        identity: &str,
+        duration: Duration,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> JoinHandle<()> {
         let settings = Settings {
             lease: LeaseSettings {
                 namespace: "policy".into(),
                 name: "policy-controller".into(),
                 identity: identity.into(),
-                duration: Duration::from_secs(1),
+                duration,
                 retry: Duration::from_millis(100),
             },
             debounce: Duration::from_millis(20),
         };
         let client = self.client.clone();
         tokio::spawn(async move {
-            runtime::run(client, settings, std::future::pending())
-                .await
-                .unwrap();
+            runtime::run(client, settings, shutdown).await.unwrap();
         })
     }
 
@@ -393,6 +401,29 @@ async fn only_the_leader_writes_and_a_killed_leader_is_replaced_without_writing_
     let [mcs, ..] = settled(&c).await;
     assert_eq!(mcs, 2, "a MachineConfig write was repeated");
     assert_eq!(c.holder().await.as_deref(), Some("b"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_leader_stopped_gives_the_lease_up_and_the_other_takes_over_at_once() {
+    let c = Cluster::new().await;
+    let lasting = Duration::from_secs(30);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let leader = c.controller_until("a", lasting, async {
+        let _ = stopped.await;
+    });
+    c.wait_for_holder("a").await;
+    let _follower = c.controller_until("b", lasting, std::future::pending());
+    let t0 = tokio::time::Instant::now();
+    stop.send(()).unwrap();
+    leader.await.unwrap();
+    c.wait_for_holder("b").await;
+    // Not the lease's 30 s: the follower's next retry after the release.
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    c.policy("after", json!({}), "eth1", 9000).await;
+    eventually("the new leader writes", || {
+        c.condition(POLICIES, "after").is_some()
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -114,6 +114,45 @@ fn held(mut lease: Lease, s: &LeaseSettings, wall: MicroTime, transitions: i32) 
     lease
 }
 
+/// The lease given up by its holder, as client-go's `ReleaseOnCancel` writes it: no holder, a
+/// one-second duration, renewed now, so that another replica takes it at its next retry instead
+/// of waiting out the duration. None when this replica does not hold it.
+pub fn released(lease: &Lease, s: &LeaseSettings, wall: MicroTime) -> Option<Lease> {
+    let spec = lease.spec.as_ref()?;
+    if spec.holder_identity.as_deref() != Some(s.identity.as_str()) {
+        return None;
+    }
+    let mut given_up = lease.clone();
+    given_up.spec = Some(LeaseSpec {
+        holder_identity: None,
+        acquire_time: Some(wall.clone()),
+        renew_time: Some(wall),
+        lease_duration_seconds: Some(1),
+        ..spec.clone()
+    });
+    Some(given_up)
+}
+
+/// Gives the lease up if this replica holds it (on SIGTERM). The write carries the
+/// resourceVersion read, so a lease another replica has taken meanwhile is left alone (409).
+pub async fn release(api: &Api<Lease>, s: &LeaseSettings) -> Result<bool, kube::Error> {
+    let Some(lease) = api.get_opt(&s.name).await? else {
+        return Ok(false);
+    };
+    let wall = MicroTime(k8s_openapi::jiff::Timestamp::now());
+    let Some(given_up) = released(&lease, s, wall) else {
+        return Ok(false);
+    };
+    match api
+        .replace(&s.name, &PostParams::default(), &given_up)
+        .await
+    {
+        Ok(_) => Ok(true),
+        Err(kube::Error::Api(e)) if e.code == 409 => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 /// Whether this replica leads now; cheap to ask before every write.
 #[derive(Clone, Debug)]
 pub struct Leadership(watch::Receiver<Option<Instant>>);
@@ -293,6 +332,30 @@ mod tests {
             (spec.renew_time, spec.acquire_time),
             (Some(wall(5)), Some(wall(1)))
         );
+    }
+
+    #[test]
+    fn a_released_lease_has_no_holder_and_is_taken_at_the_next_retry() {
+        let a = settings("a");
+        let t0 = Instant::now();
+        let Step::Create(lease) = step(None, &mut Observed::default(), &a, t0, wall(0)) else {
+            panic!("not created");
+        };
+        assert_eq!(released(&lease, &settings("b"), wall(1)), None);
+        let given_up = released(&lease, &a, wall(1)).expect("a holds it");
+        let spec = given_up.spec.clone().unwrap();
+        assert_eq!(spec.holder_identity, None);
+        assert_eq!(spec.lease_duration_seconds, Some(1));
+        assert_eq!(spec.lease_transitions, Some(0));
+        // Another replica that has followed it for a moment only takes it at once.
+        let step = step(
+            Some(&given_up),
+            &mut Observed::default(),
+            &settings("b"),
+            t0,
+            wall(1),
+        );
+        assert_eq!(holder(&step).as_deref(), Some("b"));
     }
 
     #[test]

@@ -77,7 +77,7 @@ pub async fn run(
 ) -> Result<(), RuntimeError> {
     refuse_beside_kubernetes_nmstate(&client).await?;
     let leases: Api<Lease> = Api::namespaced(client.clone(), &settings.lease.namespace);
-    let (leadership, election) = leader::elect(leases, settings.lease.clone());
+    let (leadership, election) = leader::elect(leases.clone(), settings.lease.clone());
     let (stores, triggers) = watches::watch(&client);
     let control = Control {
         client,
@@ -89,7 +89,20 @@ pub async fn run(
     tokio::select! {
         () = election => Ok(()),
         r = control.run(triggers) => r,
-        () = shutdown => Ok(()),
+        () = shutdown => {
+            give_up(&leases, &settings.lease).await;
+            Ok(())
+        }
+    }
+}
+
+/// On shutdown, the lease is given up (the other replica takes over at its next retry, not a
+/// lease's duration later); a failure is only said: the lease then expires as it would.
+async fn give_up(leases: &Api<Lease>, s: &leader::LeaseSettings) {
+    match leader::release(leases, s).await {
+        Ok(true) => tracing::info!("gave up the Lease {}/{}", s.namespace, s.name),
+        Ok(false) => {}
+        Err(e) => tracing::warn!("cannot give up the Lease {}/{}: {e}", s.namespace, s.name),
     }
 }
 

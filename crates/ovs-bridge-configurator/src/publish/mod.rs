@@ -43,8 +43,8 @@ pub struct Settings {
     pub api_timeout: Duration,
 }
 
-/// The change-to-API budget a debounce must leave room in (reading 1,000 interfaces and the
-/// write take the rest).
+/// The change-to-API budget a debounce must leave room in (the kernel's links read and laid
+/// over the last read, and the write, take the rest).
 pub const MAX_DEBOUNCE: Duration = Duration::from_millis(1500);
 pub const DEFAULT_DEBOUNCE_MS: u64 = 300;
 pub const DEFAULT_HEARTBEAT_SECS: u64 = 600;

@@ -165,7 +165,7 @@ impl Rendered {
     pub async fn refresh(
         &mut self,
         client: &Client,
-        nodes: &[ObjectMeta],
+        nodes: &[&ObjectMeta],
     ) -> Result<(), WriteError> {
         let named: BTreeSet<String> = nodes
             .iter()

@@ -20,13 +20,13 @@ use crate::{conditions, status};
 
 /// What the API holds, as the watches see it.
 pub struct Snapshot<'a> {
-    pub policies: &'a [NodeNetworkConfigurationPolicy],
+    pub policies: &'a [&'a NodeNetworkConfigurationPolicy],
     pub pools: &'a [MachineConfigPool],
     /// Node metadata: name, UID, labels, MCO's annotations.
-    pub nodes: &'a [ObjectMeta],
+    pub nodes: &'a [&'a ObjectMeta],
     /// The MachineConfigs that carry this controller's label.
-    pub owned: &'a [MachineConfig],
-    pub enactments: &'a [NodeNetworkConfigurationEnactment],
+    pub owned: &'a [&'a MachineConfig],
+    pub enactments: &'a [&'a NodeNetworkConfigurationEnactment],
     /// The rendered MachineConfigs the nodes' annotations name, by name.
     pub rendered: &'a BTreeMap<String, MachineConfig>,
 }
@@ -59,8 +59,8 @@ impl Writes {
 
 /// Computes the plan for the snapshot and everything that differs from what is stored.
 pub fn changes(s: &Snapshot, now: &Time) -> Result<(Plan, Writes), RenderError> {
-    let policies: Vec<Policy> = s.policies.iter().map(Policy::from_nncp).collect();
-    let nodes: Vec<Node> = s.nodes.iter().filter_map(Node::from_meta).collect();
+    let policies: Vec<Policy> = s.policies.iter().map(|p| Policy::from_nncp(p)).collect();
+    let nodes: Vec<Node> = s.nodes.iter().filter_map(|m| Node::from_meta(m)).collect();
     let plan = plan(&Cluster {
         policies: &policies,
         pools: s.pools,
@@ -74,10 +74,10 @@ pub fn changes(s: &Snapshot, now: &Time) -> Result<(Plan, Writes), RenderError> 
 }
 
 /// Creates, replaces (only where the spec or our labels differ) and deletes.
-fn machine_configs(plan: &Plan, owned: &[MachineConfig], writes: &mut Writes) {
+fn machine_configs(plan: &Plan, owned: &[&MachineConfig], writes: &mut Writes) {
     let stored: BTreeMap<&str, &MachineConfig> = owned
         .iter()
-        .filter_map(|mc| Some((mc.metadata.name.as_deref()?, mc)))
+        .filter_map(|mc| Some((mc.metadata.name.as_deref()?, *mc)))
         .collect();
     for want in &plan.machine_configs {
         let name = want.metadata.name.as_deref().unwrap_or_default();
@@ -131,10 +131,10 @@ fn rollouts(s: &Snapshot, plan: &Plan, nodes: &[Node]) -> BTreeMap<String, NodeR
         .filter_map(|p| Some((p.metadata.name.as_deref()?, p.rollout_stopped())))
         .collect();
     let empty = BTreeMap::new();
+    let no_annotations = BTreeMap::new();
     let mut out = BTreeMap::new();
     for (meta, node) in s.nodes.iter().zip(nodes) {
-        let annotations = meta.annotations.clone().unwrap_or_default();
-        let mco = rollout::mco_node(&annotations);
+        let mco = rollout::mco_node(meta.annotations.as_ref().unwrap_or(&no_annotations));
         let Some(pool) = select::pool_of(&node.labels, s.pools) else {
             continue;
         };
@@ -175,7 +175,7 @@ fn statuses(
     let stored: BTreeMap<&str, &NodeNetworkConfigurationEnactment> = s
         .enactments
         .iter()
-        .filter_map(|e| Some((e.metadata.name.as_deref()?, e)))
+        .filter_map(|e| Some((e.metadata.name.as_deref()?, *e)))
         .collect();
     let nodes: BTreeMap<&str, &Node> = nodes.iter().map(|n| (n.name.as_str(), n)).collect();
     let mut wanted = BTreeSet::new();

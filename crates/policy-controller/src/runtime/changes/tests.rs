@@ -2,6 +2,11 @@ use super::*;
 use crate::rollout::{CURRENT_CONFIG, DESIRED_CONFIG, STATE};
 use serde_json::json;
 
+/// A snapshot's lists hold references to the stores' objects.
+fn refs<T>(v: &[T]) -> Vec<&T> {
+    v.iter().collect()
+}
+
 fn t(second: i64) -> Time {
     Time(k8s_openapi::jiff::Timestamp::from_second(second).unwrap())
 }
@@ -48,9 +53,9 @@ fn an_empty_api_gets_everything_once_and_a_resync_then_writes_nothing() {
     let (policies, pools, nodes) = ([policy()], [pool()], [node(&[])]);
     let rendered = BTreeMap::new();
     let empty = Snapshot {
-        policies: &policies,
+        policies: &refs(&policies),
         pools: &pools,
-        nodes: &nodes,
+        nodes: &refs(&nodes),
         owned: &[],
         enactments: &[],
         rendered: &rendered,
@@ -66,11 +71,11 @@ fn an_empty_api_gets_everything_once_and_a_resync_then_writes_nothing() {
     );
     let (owned, enactments, policies) = stored(&first);
     let after = Snapshot {
-        policies: &policies,
+        policies: &refs(&policies),
         pools: &pools,
-        nodes: &nodes,
-        owned: &owned,
-        enactments: &enactments,
+        nodes: &refs(&nodes),
+        owned: &refs(&owned),
+        enactments: &refs(&enactments),
         rendered: &rendered,
     };
     let (_, again) = changes(&after, &t(20)).unwrap();
@@ -82,9 +87,9 @@ fn an_owned_machine_config_no_policy_needs_is_deleted() {
     let (pools, nodes) = ([pool()], [node(&[])]);
     let (_, first) = changes(
         &Snapshot {
-            policies: &[policy()],
+            policies: &refs(&[policy()]),
             pools: &pools,
-            nodes: &nodes,
+            nodes: &refs(&nodes),
             owned: &[],
             enactments: &[],
             rendered: &BTreeMap::new(),
@@ -98,9 +103,9 @@ fn an_owned_machine_config_no_policy_needs_is_deleted() {
         &Snapshot {
             policies: &[],
             pools: &pools,
-            nodes: &nodes,
-            owned: &owned,
-            enactments: &first.enactments,
+            nodes: &refs(&nodes),
+            owned: &refs(&owned),
+            enactments: &refs(&first.enactments),
             rendered: &BTreeMap::new(),
         },
         &t(2),
@@ -122,9 +127,9 @@ fn a_node_done_on_a_rendered_config_carrying_the_policy_is_available() {
     let plain = [node(&[])];
     let (_, first) = changes(
         &Snapshot {
-            policies: &policies,
+            policies: &refs(&policies),
             pools: &pools,
-            nodes: &plain,
+            nodes: &refs(&plain),
             owned: &[],
             enactments: &[],
             rendered: &BTreeMap::new(),
@@ -143,10 +148,10 @@ fn a_node_done_on_a_rendered_config_carrying_the_policy_is_available() {
     ])];
     let (_, w) = changes(
         &Snapshot {
-            policies: &policies,
+            policies: &refs(&policies),
             pools: &pools,
-            nodes: &done,
-            owned: &first.machine_configs,
+            nodes: &refs(&done),
+            owned: &refs(&first.machine_configs),
             enactments: &[],
             rendered: &rendered,
         },

@@ -78,18 +78,8 @@ pub async fn run(s: Settings, reader: Reader) -> Result<(), EventsError> {
             }
         };
         tokio::select! {
-            w = events.next() => match w? {
-                Wake::Term => break,
-                Wake::Kernel => {
-                    p.state.kernel_changed(Instant::now());
-                    p.changed(&mut reading);
-                }
-                Wake::Changed => {
-                    p.state.changed(Instant::now());
-                    p.changed(&mut reading);
-                }
-                Wake::Kubeconfig => p.state.retry_now(Instant::now()),
-                Wake::NetworkManagerGone | Wake::Irrelevant => {}
+            w = events.next() => if !p.woken(w?, &mut reading) {
+                break;
             },
             r = read => {
                 reading = None;
@@ -113,6 +103,25 @@ pub async fn run(s: Settings, reader: Reader) -> Result<(), EventsError> {
 }
 
 impl Publisher {
+    /// Takes one event; false on SIGTERM.
+    fn woken(&mut self, w: Wake, reading: &mut Option<Reading>) -> bool {
+        let now = Instant::now();
+        match w {
+            Wake::Term => return false,
+            Wake::Kernel => {
+                self.state.kernel_changed(now);
+                self.changed(reading);
+            }
+            Wake::Changed => {
+                self.state.changed(now);
+                self.changed(reading);
+            }
+            Wake::Kubeconfig => self.state.retry_now(now),
+            Wake::NetworkManagerGone | Wake::Irrelevant => {}
+        }
+        true
+    }
+
     /// The node may have changed (the state was told how); a read under way that this makes
     /// stale is given up.
     fn changed(&mut self, reading: &mut Option<Reading>) {

@@ -48,6 +48,7 @@ pub async fn read(reader: &mut NetlinkReader) -> Result<KernelView, NetlinkError
     }
     let links = dumped
         .into_iter()
+        .filter(|d| !left_out(&d.name, &d.link.kind))
         .map(|mut d| {
             d.link.addresses = by_index.remove(&d.index).unwrap_or_default();
             (d.name, d.link)
@@ -55,6 +56,38 @@ pub async fn read(reader: &mut NetlinkReader) -> Result<KernelView, NetlinkError
         .collect();
     Ok(KernelView { links })
 }
+
+/// Links nmstate's `show` leaves out: OVS's datapath devices and IPsec's vti links.
+fn left_out(name: &str, kind: &str) -> bool {
+    matches!(name, "ovs-system" | "ovs-netdev") || kind == "vti"
+}
+
+/// Whether nmstate supports interfaces of this type (its `InterfaceType::SUPPORTED_LIST`);
+/// it shows the others with `state: ignore`.
+pub fn supported(kind: &str) -> bool {
+    SUPPORTED.contains(&kind)
+}
+
+const SUPPORTED: &[&str] = &[
+    "bond",
+    "linux-bridge",
+    "dummy",
+    "ethernet",
+    "veth",
+    "mac-vtap",
+    "mac-vlan",
+    "ovs-interface",
+    "vlan",
+    "vxlan",
+    "infiniband",
+    "loopback",
+    "macsec",
+    "vrf",
+    "hsr",
+    "ip-tunnel",
+    "xfrm",
+    "ipvlan",
+];
 
 fn dumped(msg: &LinkMessage) -> Option<Dumped> {
     let mut name = None;
@@ -147,6 +180,15 @@ mod tests {
         assert_eq!(interface_type("openvswitch"), "ovs-interface");
         assert_eq!(interface_type("vlan"), "vlan");
         assert_eq!(interface_type("wireguard"), "wireguard");
+    }
+
+    #[test]
+    fn what_nmstate_leaves_out_or_ignores() {
+        assert!(left_out("ovs-system", "openvswitch"));
+        assert!(left_out("ipsec0", "vti"));
+        assert!(!left_out("br-ex", "ovs-interface"));
+        assert!(supported("mac-vlan") && supported("ovs-interface"));
+        assert!(!supported("wireguard") && !supported("geneve"));
     }
 
     #[test]

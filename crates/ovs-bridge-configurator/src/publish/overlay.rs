@@ -1,5 +1,5 @@
 //! What the kernel changed since the last whole read, laid over that read's document: links
-//! that appeared or went, and a link's state, MAC, MTU and addresses. `show` takes seconds on a
+//! that appeared or went, and a link's MAC, MTU and addresses. `show` takes seconds on a
 //! node with many interfaces (nmstate reads NetworkManager over D-Bus); two netlink dumps take
 //! milliseconds, so a change reaches the API well within its budget, and the whole read that
 //! follows brings what only NetworkManager knows (profiles, DHCP and the rest).
@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 use super::compact::CompactDocument;
 use super::document::Document;
-use super::kernel::{KernelLink, KernelView};
+use super::kernel::{self, KernelLink, KernelView};
 
 /// The type of the document's entries that share a kernel link's name without being it.
 const NOT_A_KERNEL_LINK: &str = "ovs-bridge";
@@ -100,10 +100,15 @@ fn add(current: &mut Value, name: &str, link: &KernelLink) -> bool {
     let Some(list) = interfaces(current) else {
         return false;
     };
+    let state = if kernel::supported(&link.kind) {
+        link.state
+    } else {
+        "ignore"
+    };
     let mut i = json!({
         "name": name,
         "type": link.kind,
-        "state": link.state,
+        "state": state,
         "mtu": link.mtu,
         "ipv4": ip_section(&link.addresses, true),
         "ipv6": ip_section(&link.addresses, false),
@@ -132,14 +137,13 @@ fn address(ip: &IpAddr, prefix_len: u8) -> Value {
     json!({"ip": ip.to_string(), "prefix-length": prefix_len})
 }
 
-/// What changed on a link the document shows.
+/// What changed on a link the document shows. Its `state` is left to the whole read:
+/// nmstate takes it from NetworkManager where NetworkManager manages the link (an activated
+/// bridge without carrier is `up`, an unmanaged link `ignore`), not from the kernel.
 fn change(current: &mut Value, name: &str, was: &KernelLink, is: &KernelLink) -> bool {
     let Some(i) = entry(current, name) else {
         return false;
     };
-    if was.state != is.state {
-        i.insert("state".into(), json!(is.state));
-    }
     if was.mac != is.mac && !is.mac.is_empty() {
         i.insert("mac-address".into(), json!(is.mac));
     }
@@ -271,6 +275,15 @@ mod tests {
     }
 
     #[test]
+    fn a_new_link_of_a_kind_nmstate_does_not_support_is_ignored() {
+        let mut now = base();
+        now.links.insert("wg0".into(), link("wireguard", &[]));
+        let mut doc = document();
+        overlay(&mut doc, &base(), &now);
+        assert_eq!(doc["interfaces"][3]["state"], "ignore");
+    }
+
+    #[test]
     fn a_new_veth_or_one_the_read_already_saw_is_left_to_the_read() {
         let mut now = base();
         now.links.insert("c0ffee".into(), link("veth", &[]));
@@ -294,7 +307,7 @@ mod tests {
     }
 
     #[test]
-    fn addresses_mtu_and_state_follow_the_kernel() {
+    fn addresses_and_mtu_follow_the_kernel_and_state_is_left_to_the_read() {
         let mut now = base();
         let vl1 = now.links.get_mut("vl1").unwrap();
         vl1.addresses = [
@@ -309,7 +322,7 @@ mod tests {
         assert_eq!(overlay(&mut doc, &base(), &now), 2);
         let vl1 = &doc["interfaces"][2];
         assert_eq!(vl1["mtu"], 1400);
-        assert_eq!(vl1["state"], "down");
+        assert_eq!(vl1["state"], "up");
         assert_eq!(vl1["ipv4"]["address"].as_array().unwrap().len(), 1);
         assert_eq!(
             vl1["ipv6"],

@@ -73,6 +73,9 @@ pub struct PublishState<D> {
     forced: bool,
     /// The latest document not in the API yet, and when to write it. Only one is kept.
     pending: Option<(D, u64, Instant)>,
+    /// The pending write is a heartbeat: a newer document replaces it but is written even if
+    /// the API holds the same, or the heartbeat would be lost.
+    beat_pending: bool,
     /// What the API holds (fingerprint) and when it was written.
     published: Option<(u64, Instant)>,
     /// When the heartbeat is due if nothing is written before.
@@ -96,6 +99,7 @@ impl<D> PublishState<D> {
             overlay_at: None,
             forced: false,
             pending: None,
+            beat_pending: false,
             published: None,
             heartbeat_at: None,
             backoff: Backoff::new(Duration::from_millis(500)),
@@ -173,6 +177,7 @@ impl<D> PublishState<D> {
     }
 
     fn offer(&mut self, doc: D, fingerprint: u64, forced: bool, now: Instant) {
+        let forced = forced || (self.pending.is_some() && self.beat_pending);
         let same = self.published.is_some_and(|(f, _)| f == fingerprint);
         if same && !forced {
             self.pending = None;
@@ -183,6 +188,7 @@ impl<D> PublishState<D> {
             .as_ref()
             .map_or(now, |(_, _, at)| (*at).max(now));
         self.pending = Some((doc, fingerprint, at));
+        self.beat_pending = forced;
     }
 
     /// The node could not be read (NetworkManager away): nothing new to offer.
@@ -526,6 +532,24 @@ mod tests {
         st.changed(t0 + s(5));
         assert_eq!(st.due(t0 + s(5) + DEBOUNCE), Action::Read);
         assert_eq!(st.due(t0 + s(5) + DEBOUNCE), Action::Nothing);
+    }
+
+    #[test]
+    fn a_heartbeat_waiting_for_the_api_is_not_dropped_by_an_unchanged_overlay() {
+        let t0 = Instant::now();
+        let mut st = published(t0);
+        assert_eq!(st.due(t0 + HEARTBEAT), Action::Read);
+        st.read("same", 1, t0 + HEARTBEAT);
+        let retry = st.failed(Failure::Away, t0 + HEARTBEAT).unwrap();
+        // A kernel change the document does not show (a pod's veth) while the API is away.
+        st.kernel_changed(t0 + HEARTBEAT);
+        assert_eq!(st.due(t0 + HEARTBEAT + DEBOUNCE), Action::Overlay);
+        st.overlaid("same again", 1, t0 + HEARTBEAT + DEBOUNCE);
+        assert_eq!(st.pending(), Some(&"same again"));
+        // The change's read starts, and the heartbeat is written at its retry.
+        let at = retry.max(t0 + HEARTBEAT + DEBOUNCE);
+        assert_eq!(st.due(at), Action::Read);
+        assert_eq!(st.due(at), Action::Write);
     }
 
     #[test]

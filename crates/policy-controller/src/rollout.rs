@@ -10,6 +10,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use k8s_openapi::api::events::v1::Event;
+
 use crate::api::MachineConfig;
 use crate::render;
 
@@ -87,11 +89,51 @@ pub fn carried<'p>(
         .collect()
 }
 
+/// The controller name of the Events the node's `apply-nmstate --live` records on its Node
+/// when it refuses or rolls back a change.
+pub const NODE_REPORTER: &str = "ovs-bridge-configurator";
+
+/// The latest Warning Event the node itself recorded on Node `node`, as `<reason>: <note>`.
+///
+/// MCO's `reason` annotation for a failed Restart action names only the unit ("restarting
+/// nmstate-configuration-live.service failed"); the node's own Event says which probe failed
+/// after how long, or the guard's or nmstate's error. Events expire (kube-apiserver's
+/// `--event-ttl`, one hour by default), so an old failure does not outlive the API's record.
+pub fn node_failure(events: &[&Event], node: &str) -> Option<String> {
+    events
+        .iter()
+        .filter(|e| {
+            e.reporting_controller.as_deref() == Some(NODE_REPORTER)
+                && e.type_.as_deref() == Some("Warning")
+                && e.regarding.as_ref().is_some_and(|r| {
+                    r.kind.as_deref() == Some("Node") && r.name.as_deref() == Some(node)
+                })
+        })
+        .max_by_key(|e| last_seen(e))
+        .map(|e| {
+            format!(
+                "{}: {}",
+                e.reason.as_deref().unwrap_or_default(),
+                e.note.as_deref().unwrap_or_default()
+            )
+        })
+}
+
+/// When an Event was last observed: its series' last time, else its own time, else its
+/// object's creation.
+fn last_seen(e: &Event) -> Option<k8s_openapi::jiff::Timestamp> {
+    let series = e.series.as_ref().map(|s| s.last_observed_time.0);
+    let time = series.or(e.event_time.as_ref().map(|t| t.0));
+    time.or(e.metadata.creation_timestamp.as_ref().map(|t| t.0))
+}
+
 /// One node's roll-out as the status computation needs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeRollout {
     pub state: McdState,
     pub reason: String,
+    /// The node's own account of its last failure ([`node_failure`]), if it recorded one.
+    pub node_failure: Option<String>,
     /// Policies the node's desiredConfig carries for it as rendered now.
     pub desired_carries: BTreeSet<String>,
     /// Policies the node's currentConfig carries for it as rendered now.
@@ -129,6 +171,62 @@ mod tests {
             McdState::Degraded
         );
         assert_eq!(mco_node(&annotations(&[])).state, McdState::Unknown);
+    }
+
+    fn event(node: &str, controller: &str, type_: &str, at: &str, note: &str) -> Event {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": format!("{node}.{at}"), "namespace": "default"},
+            "eventTime": at, "reportingController": controller, "reportingInstance": node,
+            "type": type_, "reason": "NMStateRolledBack", "note": note, "action": "Apply",
+            "regarding": {"kind": "Node", "name": node, "apiVersion": "v1"}}))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_nodes_latest_own_warning_is_its_failure() {
+        let events = [
+            event(
+                "w0",
+                NODE_REPORTER,
+                "Warning",
+                "2026-11-29T05:00:00.000000Z",
+                "older",
+            ),
+            event(
+                "w0",
+                NODE_REPORTER,
+                "Warning",
+                "2026-11-29T05:10:00.000000Z",
+                "newest",
+            ),
+            event(
+                "w0",
+                "kubelet",
+                "Warning",
+                "2026-11-29T05:20:00.000000Z",
+                "kubelet's",
+            ),
+            event(
+                "w0",
+                NODE_REPORTER,
+                "Normal",
+                "2026-11-29T05:30:00.000000Z",
+                "normal",
+            ),
+            event(
+                "w1",
+                NODE_REPORTER,
+                "Warning",
+                "2026-11-29T05:40:00.000000Z",
+                "w1's",
+            ),
+        ];
+        let events: Vec<&Event> = events.iter().collect();
+        assert_eq!(
+            node_failure(&events, "w0").as_deref(),
+            Some("NMStateRolledBack: newest")
+        );
+        assert_eq!(node_failure(&events, "w2"), None);
     }
 
     #[test]

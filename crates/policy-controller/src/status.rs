@@ -5,7 +5,8 @@
 //! - the node's currentConfig carries it and MCO's state is `Done`: **Available**
 //!   (`SuccessfullyConfigured`);
 //! - its desiredConfig carries it and the state is `Degraded`: **Failing** (`FailedToConfigure`)
-//!   with MCO's reason (which names the unit's failure), cut to 1 kB;
+//!   with the node's own Event (which probe failed after how long, or the guard's or nmstate's
+//!   error), else MCO's reason (which names only the unit), cut to 1 kB;
 //! - its desiredConfig carries it otherwise: **Progressing** (`ConfigurationProgressing`);
 //! - not yet targeted and the pool has a degraded node: **Aborted** (`ConfigurationAborted`):
 //!   MCO stopped the roll-out before this node;
@@ -58,7 +59,9 @@ pub fn enactment(policy: &str, placement: &Placement, rollout: Option<&NodeRollo
     let desired = rollout.desired_carries.contains(policy);
     match (rollout.state, current, desired) {
         (McdState::Done, true, _) => Enactment::Available,
-        (McdState::Degraded, _, true) => Enactment::Failing(bounded(&rollout.reason)),
+        (McdState::Degraded, _, true) => Enactment::Failing(bounded(
+            rollout.node_failure.as_deref().unwrap_or(&rollout.reason),
+        )),
         (_, _, true) => Enactment::Progressing,
         _ if rollout.pool_stopped => Enactment::Aborted,
         _ => Enactment::Pending,
@@ -309,7 +312,8 @@ mod tests {
         let set = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<BTreeSet<_>>();
         NodeRollout {
             state,
-            reason: "unit nmstate-configuration-live.service failed: probe gateway 192.0.2.1 unanswered after 8 s".into(),
+            reason: "restarting nmstate-configuration-live.service failed".into(),
+            node_failure: None,
             current_carries: set(current),
             desired_carries: set(desired),
             pool_stopped: stopped,
@@ -346,9 +350,14 @@ mod tests {
         assert_eq!(enactment("p", &a, Some(&done)), Enactment::Available);
         let working = rollout(McdState::Working, &[], &["p"], false);
         assert_eq!(enactment("p", &a, Some(&working)), Enactment::Progressing);
-        let failed = rollout(McdState::Degraded, &[], &["p"], true);
+        let mut failed = rollout(McdState::Degraded, &[], &["p"], true);
         assert!(
-            matches!(enactment("p", &a, Some(&failed)), Enactment::Failing(m) if m.contains("probe gateway"))
+            matches!(enactment("p", &a, Some(&failed)), Enactment::Failing(m) if m.contains("live.service failed"))
+        );
+        // The node's own Event, when it recorded one, says more than MCO's reason.
+        failed.node_failure = Some("NMStateRolledBack: gateway 192.0.2.1 unanswered".into());
+        assert!(
+            matches!(enactment("p", &a, Some(&failed)), Enactment::Failing(m) if m.starts_with("NMStateRolledBack: gateway"))
         );
         let waiting = rollout(McdState::Done, &[], &[], false);
         assert_eq!(enactment("p", &a, Some(&waiting)), Enactment::Pending);

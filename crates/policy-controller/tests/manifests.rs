@@ -37,11 +37,20 @@ fn documents(file: &str) -> Vec<Value> {
 
 /// The one object of `kind` in `file`, as its typed form.
 fn one<K: DeserializeOwned>(file: &str, kind: &str) -> K {
+    only(file, kind, |_| true)
+}
+
+/// The one object of `kind` named `name` in `file`, as its typed form.
+fn named<K: DeserializeOwned>(file: &str, kind: &str, name: &str) -> K {
+    only(file, kind, |d| d["metadata"]["name"] == name)
+}
+
+fn only<K: DeserializeOwned>(file: &str, kind: &str, pick: impl Fn(&Value) -> bool) -> K {
     let mut found: Vec<Value> = documents(file)
         .into_iter()
-        .filter(|d| d["kind"] == kind)
+        .filter(|d| d["kind"] == kind && pick(d))
         .collect();
-    assert_eq!(found.len(), 1, "{file}: one {kind}");
+    assert_eq!(found.len(), 1, "{file}: one such {kind}");
     serde_json::from_value(found.remove(0)).unwrap()
 }
 
@@ -73,7 +82,7 @@ fn cluster_role() -> ClusterRole {
 }
 
 fn lease_role() -> Role {
-    one("rbac.yaml", "Role")
+    named("rbac.yaml", "Role", "policy-controller-lease")
 }
 
 #[test]
@@ -126,6 +135,24 @@ fn the_cluster_role_writes_only_machineconfigs_policy_status_and_enactments() {
 }
 
 #[test]
+fn the_node_events_role_only_reads_events_where_nodes_record_them() {
+    let role: Role = named("rbac.yaml", "Role", "policy-controller-node-events");
+    assert_eq!(
+        role.metadata.namespace.as_deref(),
+        Some(policy_controller::runtime::watches::NODE_EVENTS_NAMESPACE)
+    );
+    let want = BTreeSet::from([
+        ("events.k8s.io".into(), "events".into(), "list".into()),
+        ("events.k8s.io".into(), "events".into(), "watch".into()),
+    ]);
+    assert_eq!(grants(role.rules.as_deref().unwrap_or_default()), want);
+    let binding: RoleBinding = named("rbac.yaml", "RoleBinding", "policy-controller-node-events");
+    assert_eq!(binding.role_ref.name, "policy-controller-node-events");
+    let lease: RoleBinding = named("rbac.yaml", "RoleBinding", "policy-controller-lease");
+    assert_eq!(binding.subjects, lease.subjects, "the same service account");
+}
+
+#[test]
 fn the_role_writes_only_the_lease_run_uses_in_the_deployments_namespace() {
     let role = lease_role();
     let deployment: Deployment = one("deployment.yaml", "Deployment");
@@ -156,7 +183,7 @@ fn the_deployment_runs_two_replicas_of_run_as_the_bound_service_account() {
     let pod = spec.template.spec.unwrap();
     let account = pod.service_account_name.clone().unwrap();
     let binding: ClusterRoleBinding = one("rbac.yaml", "ClusterRoleBinding");
-    let lease_binding: RoleBinding = one("rbac.yaml", "RoleBinding");
+    let lease_binding: RoleBinding = named("rbac.yaml", "RoleBinding", "policy-controller-lease");
     assert_eq!(binding.role_ref.name, cluster_role().metadata.name.unwrap());
     assert_eq!(
         lease_binding.role_ref.name,

@@ -357,15 +357,35 @@ async fn mco_annotations_make_enactments_available_or_failing_and_the_policy_fol
     c.patch_node("w0", json!({"metadata": {"annotations": {
         "machineconfiguration.openshift.io/currentConfig": "rendered-worker-0",
         "machineconfiguration.openshift.io/state": "Degraded",
-        "machineconfiguration.openshift.io/reason": "probe gateway 192.0.2.1 unanswered after 8 s"}}}))
+        "machineconfiguration.openshift.io/reason": "restarting nmstate-configuration-live.service failed"}}}))
         .await;
-    eventually("w0 Failing", || {
+    eventually("w0 Failing with MCO's reason", || {
         c.condition(ENACTMENTS, "w0.jumbo")
-            .is_some_and(|(t, _)| t == "Failing")
+            .is_some_and(|(t, m)| t == "Failing" && m.contains("live.service failed"))
     })
     .await;
-    let (_, why) = c.condition(ENACTMENTS, "w0.jumbo").unwrap();
-    assert!(why.contains("probe gateway"), "{why}");
+    // The node's own Event on its Node says more: the enactment carries it.
+    let note = "rolled back: gateway 192.0.2.1 unanswered after 8 s";
+    let events: Api<k8s_openapi::api::events::v1::Event> =
+        Api::namespaced(c.client.clone(), "default");
+    let event = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event",
+        "metadata": {"name": "w0.1", "namespace": "default"},
+        "eventTime": "2026-11-29T05:00:00.000000Z", "type": "Warning",
+        "reportingController": "ovs-bridge-configurator", "reportingInstance": "w0",
+        "action": "Apply", "reason": "NMStateRolledBack", "note": note,
+        "regarding": {"apiVersion": "v1", "kind": "Node", "name": "w0"}});
+    events
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(event).unwrap(),
+        )
+        .await
+        .unwrap();
+    eventually("w0 Failing with the node's Event", || {
+        c.condition(ENACTMENTS, "w0.jumbo")
+            .is_some_and(|(_, m)| m == format!("NMStateRolledBack: {note}"))
+    })
+    .await;
     eventually("the policy Degraded", || {
         c.condition(POLICIES, "jumbo")
             .is_some_and(|(t, m)| t == "Degraded" && m.starts_with("1/3 nodes failed"))

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 
 use crate::api::{
@@ -29,6 +30,8 @@ pub struct Snapshot<'a> {
     pub enactments: &'a [&'a NodeNetworkConfigurationEnactment],
     /// The rendered MachineConfigs the nodes' annotations name, by name.
     pub rendered: &'a BTreeMap<String, MachineConfig>,
+    /// The Events nodes recorded on their Node objects (`default` namespace).
+    pub node_events: &'a [&'a Event],
 }
 
 /// The writes, each carrying the resourceVersion it was computed from (a stale one is refused
@@ -153,6 +156,9 @@ fn rollouts(s: &Snapshot, plan: &Plan, nodes: &[Node]) -> BTreeMap<String, NodeR
         let r = NodeRollout {
             state: mco.state,
             reason: mco.reason.to_owned(),
+            node_failure: (mco.state == rollout::McdState::Degraded)
+                .then(|| rollout::node_failure(s.node_events, &node.name))
+                .flatten(),
             desired_carries: carries(mco.desired_config),
             current_carries: carries(mco.current_config),
             pool_stopped: stopped.get(pool).copied().unwrap_or(false),

@@ -167,6 +167,7 @@ impl Control {
             self.stores.enactments.state(),
         );
         let node_objects = self.stores.nodes.state();
+        let node_events = self.stores.node_events.state();
         let pools = cloned(&self.stores.pools);
         let nodes: Vec<&ObjectMeta> = node_objects.iter().map(|n| &n.metadata).collect();
         self.rendered.refresh(&self.client, &nodes).await?;
@@ -177,6 +178,7 @@ impl Control {
             owned: &borrowed(&owned),
             enactments: &borrowed(&enactments),
             rendered: self.rendered.get(),
+            node_events: &borrowed(&node_events),
         };
         let (_, writes) = match changes::changes(&snapshot, &now()) {
             Ok(w) => w,

@@ -7,6 +7,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use futures_util::stream::{BoxStream, StreamExt};
 use k8s_openapi::api::core::v1::Node;
+use k8s_openapi::api::events::v1::Event as NodeEvent;
 use kube::core::PartialObjectMeta;
 use kube::runtime::WatchStreamExt;
 use kube::runtime::reflector::{self, Store};
@@ -30,6 +31,8 @@ pub struct Stores {
     pub nodes: Store<PartialObjectMeta<Node>>,
     pub owned: Store<MachineConfig>,
     pub enactments: Store<NodeNetworkConfigurationEnactment>,
+    /// The Events nodes recorded on their Nodes ([`rollout::NODE_REPORTER`]'s only).
+    pub node_events: Store<NodeEvent>,
 }
 
 impl Stores {
@@ -41,6 +44,7 @@ impl Stores {
         let _ = self.nodes.wait_until_ready().await;
         let _ = self.owned.wait_until_ready().await;
         let _ = self.enactments.wait_until_ready().await;
+        let _ = self.node_events.wait_until_ready().await;
     }
 }
 
@@ -133,17 +137,42 @@ pub fn watch(client: &Client) -> (Stores, BoxStream<'static, bool>) {
     .default_backoff()
     .map(move |e| trigger(e, &mut relevance, node_fingerprint, false))
     .boxed();
+    let (node_events, s6) = watch_node_events(client);
     let stores = Stores {
         policies,
         pools,
         nodes: nodes_store,
         owned,
         enactments,
+        node_events,
     };
     (
         stores,
-        futures_util::stream::select_all([s1, s2, s3, s4, s5]).boxed(),
+        futures_util::stream::select_all([s1, s2, s3, s4, s5, s6]).boxed(),
     )
+}
+
+/// Nodes record their Events in `default`, as kubelet does.
+pub const NODE_EVENTS_NAMESPACE: &str = "default";
+
+/// The Events of [`rollout::NODE_REPORTER`] in [`NODE_EVENTS_NAMESPACE`]: the other Events
+/// there (kubelet's, the scheduler's) are dropped before the store, which holds only these.
+fn watch_node_events(client: &Client) -> (Store<NodeEvent>, BoxStream<'static, bool>) {
+    let api = Api::<NodeEvent>::namespaced(client.clone(), NODE_EVENTS_NAMESPACE);
+    let ours = |e: &NodeEvent| e.reporting_controller.as_deref() == Some(rollout::NODE_REPORTER);
+    let watch = watcher::watcher(api, watcher::Config::default()).filter(move |e| {
+        std::future::ready(match e {
+            Ok(Event::Apply(k) | Event::InitApply(k) | Event::Delete(k)) => ours(k),
+            _ => true,
+        })
+    });
+    let (store, writer) = reflector::store();
+    let mut relevance = Relevance::default();
+    let stream = reflector::reflector(writer, watch)
+        .default_backoff()
+        .map(move |e| trigger(e, &mut relevance, |_| 0, true))
+        .boxed();
+    (store, stream)
 }
 
 /// A reflector whose events become triggers; `always`: every event of this kind is one.

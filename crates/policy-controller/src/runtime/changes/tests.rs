@@ -59,6 +59,7 @@ fn an_empty_api_gets_everything_once_and_a_resync_then_writes_nothing() {
         owned: &[],
         enactments: &[],
         rendered: &rendered,
+        node_events: &[],
     };
     let (_, first) = changes(&empty, &t(10)).unwrap();
     assert_eq!(
@@ -77,6 +78,7 @@ fn an_empty_api_gets_everything_once_and_a_resync_then_writes_nothing() {
         owned: &refs(&owned),
         enactments: &refs(&enactments),
         rendered: &rendered,
+        node_events: &[],
     };
     let (_, again) = changes(&after, &t(20)).unwrap();
     assert!(again.is_empty(), "{again:?}");
@@ -93,6 +95,7 @@ fn an_owned_machine_config_no_policy_needs_is_deleted() {
             owned: &[],
             enactments: &[],
             rendered: &BTreeMap::new(),
+            node_events: &[],
         },
         &t(1),
     )
@@ -107,6 +110,7 @@ fn an_owned_machine_config_no_policy_needs_is_deleted() {
             owned: &refs(&owned),
             enactments: &refs(&first.enactments),
             rendered: &BTreeMap::new(),
+            node_events: &[],
         },
         &t(2),
     )
@@ -133,6 +137,7 @@ fn a_node_done_on_a_rendered_config_carrying_the_policy_is_available() {
             owned: &[],
             enactments: &[],
             rendered: &BTreeMap::new(),
+            node_events: &[],
         },
         &t(1),
     )
@@ -154,6 +159,7 @@ fn a_node_done_on_a_rendered_config_carrying_the_policy_is_available() {
             owned: &refs(&first.machine_configs),
             enactments: &[],
             rendered: &rendered,
+            node_events: &[],
         },
         &t(2),
     )

@@ -68,6 +68,13 @@ pub struct ApiStandIn {
 impl ApiStandIn {
     /// Listens on an ephemeral port of 127.0.0.1.
     pub fn start() -> std::io::Result<ApiStandIn> {
+        ApiStandIn::start_also_on(Vec::new())
+    }
+
+    /// Listens on an ephemeral port of 127.0.0.1 and serves `more` as well: listeners bound
+    /// elsewhere, such as in a test network's namespace ([`crate::Netns::run_in`]), so nodes
+    /// there reach the same API.
+    pub fn start_also_on(more: Vec<std::net::TcpListener>) -> std::io::Result<ApiStandIn> {
         let mut store = Store::default();
         for (group, plural) in STATUS_SUBRESOURCES {
             store.add_status_subresource(group, plural);
@@ -78,13 +85,17 @@ impl ApiStandIn {
             writes: Mutex::default(),
         });
         let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-        listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
+        let mut listeners = vec![listener];
+        listeners.extend(more);
+        for l in &listeners {
+            l.set_nonblocking(true)?;
+        }
         let (stop, stopped) = oneshot::channel();
         let served = shared.clone();
         let thread = std::thread::Builder::new()
             .name("api-stand-in".into())
-            .spawn(move || serve(listener, served, stopped))?;
+            .spawn(move || serve(listeners, served, stopped))?;
         Ok(ApiStandIn {
             addr,
             shared,
@@ -146,6 +157,15 @@ impl ApiStandIn {
     }
 }
 
+/// A kubeconfig for `server` (`http://...`) without credentials: the stand-in asks for none.
+pub fn kubeconfig(server: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: stand-in\n  cluster:\n    server: {server}\n\
+         users:\n- name: anyone\n  user: {{}}\ncontexts:\n- name: stand-in\n  context:\n    \
+         cluster: stand-in\n    user: anyone\ncurrent-context: stand-in\n"
+    )
+}
+
 impl Drop for ApiStandIn {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {
@@ -157,35 +177,41 @@ impl Drop for ApiStandIn {
     }
 }
 
-fn serve(listener: std::net::TcpListener, shared: Arc<Shared>, stopped: oneshot::Receiver<()>) {
+fn serve(
+    listeners: Vec<std::net::TcpListener>,
+    shared: Arc<Shared>,
+    stopped: oneshot::Receiver<()>,
+) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("a runtime for the API stand-in");
     rt.block_on(async move {
-        let listener = tokio::net::TcpListener::from_std(listener).expect("a tokio listener");
-        let accept = async {
-            while let Ok((stream, _)) = listener.accept().await {
-                let shared = shared.clone();
-                tokio::spawn(async move {
-                    let service = hyper::service::service_fn(move |req| {
-                        let shared = shared.clone();
-                        async move { Ok::<_, Infallible>(handle(&shared, req).await) }
-                    });
-                    let io = hyper_util::rt::TokioIo::new(stream);
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(io, service)
-                        .await;
-                });
-            }
-        };
-        tokio::select! {
-            _ = accept => {}
-            _ = stopped => {}
+        for listener in listeners {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("a tokio listener");
+            tokio::spawn(accept(listener, shared.clone()));
         }
+        let _ = stopped.await;
     });
     rt.shutdown_timeout(Duration::from_millis(100));
+}
+
+/// Serves every connection `listener` accepts.
+async fn accept(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
+    while let Ok((stream, _)) = listener.accept().await {
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |req| {
+                let shared = shared.clone();
+                async move { Ok::<_, Infallible>(handle(&shared, req).await) }
+            });
+            let io = hyper_util::rt::TokioIo::new(stream);
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(io, service)
+                .await;
+        });
+    }
 }
 
 /// What a request's path names.

@@ -45,6 +45,31 @@ impl ClusterNode {
         self.dir.join(rel)
     }
 
+    /// The node's Node object name (`node<index>`).
+    pub fn name(&self) -> String {
+        format!("node{}", self.index)
+    }
+
+    /// Joins the node to an API server at `server` (`http://...`, no credentials) as kubelet's
+    /// kubeconfig does: the live engine's API and readiness probes and its Events use it.
+    pub fn set_kubeconfig(&self, server: &str) -> Result<(), String> {
+        let dir = self.path("var-lib/kubelet");
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        std::fs::write(
+            dir.join("kubeconfig"),
+            crate::api_stand_in::kubeconfig(server),
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    /// Where the node keeps a file MCO writes at `path` (absolute, under /etc).
+    pub fn etc_file(&self, path: &str) -> Result<PathBuf, String> {
+        let rel = path
+            .strip_prefix("/etc/")
+            .ok_or_else(|| format!("{path}: not under /etc"))?;
+        Ok(self.path("etc").join(rel))
+    }
+
     fn log(&self, daemon: &str) -> PathBuf {
         self.path(&format!("{daemon}.log"))
     }
@@ -133,7 +158,12 @@ impl ClusterNode {
                 ns = ns.name()
             ),
         )?;
-        write("ovs-bridge-configurator.toml", String::new())?;
+        // The Node object's name, as kubelet registers it: the policies' list file is named
+        // for it.
+        write(
+            "ovs-bridge-configurator.toml",
+            format!("node-name = \"{}\"\n", self.name()),
+        )?;
         write(
             "keepalived-monitor.toml",
             format!(

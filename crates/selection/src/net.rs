@@ -59,6 +59,13 @@ pub fn is_private(ip: IpAddr) -> bool {
     }
 }
 
+/// A hardware address as NetworkManager and nmstate write it: `02:AB:00:01:02:FF`; empty for
+/// none.
+pub fn mac_text(bytes: &[u8]) -> String {
+    let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02X}")).collect();
+    hex.join(":")
+}
+
 /// Raw bytes as the kernel (and Go's netlink library) store them: 4 for IPv4, 16 for IPv6.
 pub fn raw_bytes(ip: IpAddr) -> Vec<u8> {
     match ip {
@@ -233,6 +240,12 @@ mod tests {
         assert!(is_private(ip("fd69::2")));
         assert!(!is_private(ip("2001:db8::1")));
         assert!(!is_private(ip("192.0.2.1")));
+    }
+
+    #[test]
+    fn macs_are_written_as_networkmanager_and_nmstate_write_them() {
+        assert_eq!(mac_text(&[0x02, 0xab, 0, 1, 2, 0xff]), "02:AB:00:01:02:FF");
+        assert_eq!(mac_text(&[]), "");
     }
 
     #[test]

@@ -311,13 +311,6 @@ fn activation_order(profiles: &[Profile], bridges: &[BridgePlan], extra: bool) -
     activate
 }
 
-fn mac_text(mac: &[u8]) -> String {
-    mac.iter()
-        .map(|b| format!("{b:02X}"))
-        .collect::<Vec<_>>()
-        .join(":")
-}
-
 /// `mode=active-backup` with `fail_over_mac` 1/active/2/follow: the bond moves its MAC itself.
 fn bond_keeps_own_mac(options: &std::collections::BTreeMap<String, String>) -> bool {
     options
@@ -411,7 +404,7 @@ fn bridge_plan(
         iface,
         old: &original.settings,
         mtu,
-        mac: mac_text(&mac),
+        mac: selection::net::mac_text(&mac),
     };
     let old_uuid = p::uuid(u.old);
     let mut new = NewProfiles {

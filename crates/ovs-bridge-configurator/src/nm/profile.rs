@@ -139,11 +139,7 @@ fn render_value(v: &Value<'_>) -> String {
                 .map(|x| if let Value::U8(b) = x { Some(*b) } else { None })
                 .collect();
             match bytes {
-                Some(b) if !b.is_empty() => b
-                    .iter()
-                    .map(|x| format!("{x:02X}"))
-                    .collect::<Vec<_>>()
-                    .join(":"),
+                Some(b) if !b.is_empty() => selection::net::mac_text(&b),
                 _ => a.iter().map(render_value).collect::<Vec<_>>().join(","),
             }
         }

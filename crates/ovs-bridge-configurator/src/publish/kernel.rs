@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::IpAddr;
 
 use rtnetlink::packet_route::link::{LinkAttribute, LinkFlags, LinkInfo, LinkMessage, State};
+use selection::net::mac_text;
 use selection::netlink::{NetlinkError, NetlinkReader};
 
 /// One link as the kernel reports it, in nmstate's terms.
@@ -152,11 +153,6 @@ fn interface_type(kind: &str) -> String {
     .to_owned()
 }
 
-fn mac_text(bytes: &[u8]) -> String {
-    let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02X}")).collect();
-    hex.join(":")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,11 +193,5 @@ mod tests {
         assert_eq!(interface_state(State::Unknown, true), "up");
         assert_eq!(interface_state(State::Down, false), "down");
         assert_eq!(interface_state(State::Dormant, false), "unknown");
-    }
-
-    #[test]
-    fn macs_are_written_as_nmstate_writes_them() {
-        assert_eq!(mac_text(&[0x02, 0xab, 0, 1, 2, 0xff]), "02:AB:00:01:02:FF");
-        assert_eq!(mac_text(&[]), "");
     }
 }

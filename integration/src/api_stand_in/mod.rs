@@ -14,6 +14,7 @@
 //! can assert that a client wrote nothing. The server runs on its own thread and runtime, so a
 //! test's runtime cannot starve it; dropping it stops it.
 
+pub mod client;
 pub mod selector;
 pub mod store;
 

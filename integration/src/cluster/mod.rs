@@ -24,7 +24,9 @@ use crate::node::{Node, Upstream, node_address, node_address6};
 use crate::process::wait_for;
 
 pub mod day2;
+pub mod mco;
 mod node;
+pub mod policies;
 mod timeline;
 
 pub use node::ClusterNode;

@@ -1,8 +1,8 @@
-//! The test's own calls to the API stand-in, as `oc` and MCO make them: through a kube client
-//! over HTTP (so every write is seen by the controllers' watches as any other), reads straight
+//! Calls to the stand-in as `oc` and MCO make them, for tests and the demo: writes through a
+//! kube client over HTTP (so the controllers' watches see them as any other), reads straight
 //! from the stand-in's store.
 
-use integration::api_stand_in::ApiStandIn;
+use super::ApiStandIn;
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::Value;
 

@@ -1,5 +1,6 @@
 //! MCO's part of a roll-out, reproduced for the harness cluster's pool `worker` with
-//! `maxUnavailable: 1`, as the MachineConfig roll-out tests reproduce MCO's daemon:
+//! `maxUnavailable: 1`, as the MachineConfig roll-out tests reproduce MCO's daemon (for the
+//! policies' end-to-end test and the demo):
 //!
 //! - the controller renders the pool's MachineConfigs (those labelled with its role, merged in
 //!   name order, a later file winning) into `rendered-worker-<hash>`, and points the nodes at it
@@ -18,10 +19,10 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use integration::cluster::ClusterNode;
 use serde_json::{Value, json};
 
-use crate::kube_api::{Kube, MC_GROUP};
+use super::ClusterNode;
+use crate::api_stand_in::client::{Kube, MC_GROUP};
 
 pub const CURRENT: &str = "machineconfiguration.openshift.io/currentConfig";
 pub const DESIRED: &str = "machineconfiguration.openshift.io/desiredConfig";

@@ -44,6 +44,16 @@ pub struct PolicyApi {
     _dir: tempfile::TempDir,
 }
 
+impl std::fmt::Debug for PolicyApi {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ids: Vec<&str> = self.replicas.iter().map(|(id, _)| id.as_str()).collect();
+        f.debug_struct("PolicyApi")
+            .field("url", &self.kube.server.url())
+            .field("replicas", &ids)
+            .finish()
+    }
+}
+
 impl PolicyApi {
     /// Starts the API for `c`'s nodes and the two controller replicas from `bins`.
     pub fn start(c: &Cluster, bins: &Binaries) -> Result<PolicyApi, String> {

@@ -2,7 +2,9 @@
 //! apply-live` as an administrator runs it: (a) a new interface with an address (a VLAN's
 //! stand-in), committed, its peer answering; (b) a default route through a gateway that does not answer, rolled back by the
 //! probes; (c) a change killed with SIGKILL before its commit, undone by NetworkManager's
-//! checkpoint (the dead man's switch); (d) which nodes held the VIPs, sampled throughout.
+//! checkpoint (the dead man's switch); (d) the same kind of change for every node as a
+//! NodeNetworkConfigurationPolicy, through the policy controller and MCO's roll-out (both as
+//! the policies' end-to-end test runs them); (e) which nodes held the VIPs, sampled throughout.
 
 use std::io::Read;
 use std::time::{Duration, Instant};
@@ -10,7 +12,8 @@ use std::time::{Duration, Instant};
 use integration::cluster::day2::{
     VipSample, WirePeer, back_on_br_ex, moved, on_br_ex, while_sampling_vips,
 };
-use integration::cluster::{API_VIP, Cluster, ClusterNode, INGRESS_VIP};
+use integration::cluster::policies::{PolicyApi, policy, workers};
+use integration::cluster::{API_VIP, Binaries, Cluster, ClusterNode, INGRESS_VIP};
 use integration::nncp::DEAD_DEFAULT_ROUTE;
 use integration::process::{time_until, wait_for};
 
@@ -63,11 +66,18 @@ pub struct Day2 {
     pub samples: Vec<VipSample>,
     /// What each apply-live run logged (stderr), for the timeline.
     pub logs: Vec<String>,
+    /// The API and the policy controllers, there until the demo tears down.
+    pub api: PolicyApi,
     /// The new interface's peer, there until the demo tears down.
     _peer: WirePeer,
 }
 
 impl Step {
+    /// Whether this is the VIPs' step (what was seen, not a change made).
+    pub fn is_vips(&self) -> bool {
+        self.title.starts_with(VIPS_STEP)
+    }
+
     /// `name`: the step in a few words (its title starts with them).
     fn new(
         title: String,
@@ -96,19 +106,27 @@ impl Step {
 }
 
 impl Day2 {
-    /// Whether the changes (a) to (c) ended as they should. Where the VIPs were (d) is what the
+    /// Whether the changes (a) to (d) ended as they should. Where the VIPs were (e) is what the
     /// demo shows, not what it checks: a change undone by NetworkManager's checkpoint restores
     /// br-ex's profile, and keepalived may then hand the VIPs to another node.
     pub fn ok(&self) -> bool {
         self.steps
             .iter()
-            .filter(|s| !s.title.starts_with("(d)"))
+            .filter(|s| !s.is_vips())
             .all(|s| s.outcome != Outcome::Failed)
     }
 }
 
-/// Runs the steps on the API VIP's holder; `say` prints a step's line as it ends.
-pub fn run(c: &mut Cluster, say: &(dyn Fn(String) + Sync)) -> anyhow::Result<Day2> {
+/// The VIPs' step's letter.
+const VIPS_STEP: &str = "(e)";
+
+/// Runs the steps on the API VIP's holder, then the policy for every node; `say` prints a
+/// step's line as it ends.
+pub fn run(
+    c: &mut Cluster,
+    bins: &Binaries,
+    say: &(dyn Fn(String) + Sync),
+) -> anyhow::Result<Day2> {
     let wait = Duration::from_secs(20);
     let api = c
         .wait_single_holder(API_VIP, wait)
@@ -116,21 +134,25 @@ pub fn run(c: &mut Cluster, say: &(dyn Fn(String) + Sync)) -> anyhow::Result<Day
     let ingress = c
         .wait_single_holder(INGRESS_VIP, wait)
         .map_err(anyhow::Error::msg)?;
-    let _peer = WirePeer::start(&mut c.up, PEER_CIDR).map_err(anyhow::Error::msg)?;
+    let peer = WirePeer::start(&mut c.up, PEER_CIDR).map_err(anyhow::Error::msg)?;
     let holders = vec![(API_VIP, api), (INGRESS_VIP, ingress)];
     let c: &Cluster = c;
+    let policies = PolicyApi::start(c, bins).map_err(anyhow::Error::msg)?;
     let node = &c.nodes[usize::from(api) - 1];
     let ((mut steps, logs), samples) = while_sampling_vips(c, || {
         let mut logs = Vec::new();
-        let steps = vec![
+        let mut steps = vec![
             new_iface(node, &mut logs, say),
             bad_gateway(node, &mut logs, say),
             killed(node, &mut logs, say),
         ];
-        // The sampling goes on until each VIP is held again, should a step have let one go,
-        // and two seconds more.
+        // Each VIP held again, should a step have let one go, and a second more, so a VIP
+        // that moved is not seen moving during the policy's roll-out.
         let _ = c.wait_single_holder(API_VIP, wait);
         let _ = c.wait_single_holder(INGRESS_VIP, wait);
+        std::thread::sleep(Duration::from_secs(1));
+        steps.push(policy_step(c, &policies, api, &peer, say));
+        // The sampling goes on two seconds more.
         std::thread::sleep(Duration::from_secs(2));
         (steps, logs)
     });
@@ -143,8 +165,103 @@ pub fn run(c: &mut Cluster, say: &(dyn Fn(String) + Sync)) -> anyhow::Result<Day
         steps,
         samples,
         logs,
-        _peer,
+        api: policies,
+        _peer: peer,
     })
+}
+
+/// The policy's interface state: [`NEW_IFACE`] on br-ex with IPv6 link-local addressing, which
+/// a policy for every node can say (a static address differs per node). On the node that has
+/// the interface from (a) it adds IPv6 and keeps the IPv4 address.
+fn policy_state() -> serde_json::Value {
+    let port = |name: &str| serde_json::json!({"name": name});
+    serde_json::json!({"interfaces": [
+        {"name": "br-ex", "type": "ovs-bridge", "state": "up",
+         "bridge": {"port": [port("ens3"), port("br-ex"), port(NEW_IFACE)]}},
+        {"name": NEW_IFACE, "type": "ovs-interface", "state": "up",
+         "ipv6": {"enabled": true, "autoconf": false, "dhcp": false}}]})
+}
+
+/// (d) The interface for every node as a NodeNetworkConfigurationPolicy: the controller writes
+/// the pool's MachineConfig, MCO rolls it out one node at a time (the API VIP's holder first),
+/// the policy reports N/M, and the peer answers each node's link-local address.
+fn policy_step(
+    c: &Cluster,
+    api: &PolicyApi,
+    holder: u8,
+    peer: &WirePeer,
+    say: &dyn Fn(String),
+) -> Step {
+    let title = format!(
+        "(d) NodeNetworkConfigurationPolicy {NEW_IFACE} for every worker ({NEW_IFACE} on br-ex, \
+         IPv6 link-local), through the policy controller and MCO's roll-out"
+    );
+    let mut order = vec![&c.nodes[usize::from(holder) - 1]];
+    order.extend(c.nodes.iter().filter(|n| n.index != holder));
+    let from = Instant::now();
+    let result = roll_out_policy(api, order, peer);
+    let to = Instant::now();
+    let (outcome, line) = match result {
+        Ok(line) => (
+            Outcome::Done,
+            format!("{line}, {:.1} s from `oc apply`", secs(to - from)),
+        ),
+        Err(e) => (Outcome::Failed, format!("FAILED: {e}")),
+    };
+    say(format!("{title}: {line}"));
+    Step::new(title, "(d) policy", (from, to), outcome, line)
+}
+
+/// The policy created, its roll-out, its status and the peer's answers: the step's line.
+fn roll_out_policy(
+    api: &PolicyApi,
+    order: Vec<&ClusterNode>,
+    peer: &WirePeer,
+) -> Result<String, String> {
+    let mco = api.mco(order.clone());
+    mco.adopt();
+    api.apply_policy(policy(NEW_IFACE, workers(), policy_state()))?;
+    let updates = mco.roll_out();
+    if let Some(failed) = updates.iter().find(|u| !u.ok) {
+        return Err(format!(
+            "{}'s update failed: {}",
+            failed.node,
+            last_line(&failed.log)
+        ));
+    }
+    let status = api.wait_policy(NEW_IFACE, "Available", |_| true)?;
+    let link_local = peer_link_local(peer)?;
+    for n in &order {
+        let ping = ["-6", "-c1", "-W1", "-I", NEW_IFACE, link_local.as_str()];
+        if !wait_for(Duration::from_secs(5), || {
+            n.node.ns.exec("ping", &ping).is_ok()
+        }) {
+            return Err(format!(
+                "{}: the peer's {link_local} does not answer",
+                n.name()
+            ));
+        }
+    }
+    let took: Vec<String> = updates
+        .iter()
+        .map(|u| format!("{} {:.1} s", u.node, secs(u.took)))
+        .collect();
+    Ok(format!(
+        "\"{status}\" (updates: {}); the peer's link-local address answers on each",
+        took.join(", ")
+    ))
+}
+
+/// The peer's IPv6 link-local address.
+fn peer_link_local(peer: &WirePeer) -> Result<String, String> {
+    let out = peer
+        .ns
+        .ip(&["-6", "-br", "addr", "show", "dev", "eth0", "scope", "link"])?;
+    out.split_whitespace()
+        .nth(2)
+        .and_then(|a| a.split('/').next())
+        .map(str::to_owned)
+        .ok_or_else(|| format!("no link-local address on the peer: {out}"))
 }
 
 fn secs(d: Duration) -> f64 {
@@ -352,7 +469,7 @@ fn vip_story(vip: &str, holder: u8, samples: &[VipSample], i: usize, steps: &[St
     format!("{vip} {}", parts.join(", then "))
 }
 
-/// (d) Which nodes held the VIPs in every sample: done if each stayed on its holder; on no
+/// (e) Which nodes held the VIPs in every sample: done if each stayed on its holder; on no
 /// node for a while, or on another node, is said with when.
 fn vips(holders: &[(&'static str, u8)], samples: &[VipSample], steps: &[Step]) -> Step {
     let elsewhere = moved(samples, holders);
@@ -378,6 +495,12 @@ fn vips(holders: &[(&'static str, u8)], samples: &[VipSample], steps: &[Step]) -
         secs(to - from),
         stories.join("; ")
     );
-    let title = "(d) the VIPs, sampled every 50 ms throughout".to_owned();
-    Step::new(title, "(d) VIPs", (from, to), outcome, line)
+    let title = format!("{VIPS_STEP} the VIPs, sampled every 50 ms throughout");
+    Step::new(
+        title,
+        &format!("{VIPS_STEP} VIPs"),
+        (from, to),
+        outcome,
+        line,
+    )
 }

@@ -37,8 +37,9 @@ pub fn run(keep: bool, redraw: Option<&Path>, out: Option<&Path>) -> anyhow::Res
     // The host keeps no /run/netns or /etc/netns the demo created.
     let netns_dirs_before = integration::leaks::existing_netns_dirs();
     let milestones = record::Milestones::default();
-    let (mut cluster, boot) = boot(bins, &milestones, &stamp)?;
-    let day2 = day_two(&mut cluster, &stamp)?;
+    let bins = Binaries(bins);
+    let (mut cluster, boot) = boot(&bins, &milestones, &stamp)?;
+    let day2 = day_two(&mut cluster, &bins, &stamp)?;
     let timeline = record::build(&cluster, &boot, &milestones, &day2);
     let [tsv, svg, png] = record::write(&timeline, &out)?;
     println!(
@@ -59,7 +60,7 @@ pub fn run(keep: bool, redraw: Option<&Path>, out: Option<&Path>) -> anyhow::Res
     );
     if keep {
         tables::instructions(&cluster);
-        day2_instructions(&cluster, day2.node);
+        day2_instructions(&cluster, &day2);
         let _ = std::io::stdin().lock().lines().next();
     }
     println!("tearing down");
@@ -75,7 +76,7 @@ pub fn run(keep: bool, redraw: Option<&Path>, out: Option<&Path>) -> anyhow::Res
 
 /// The cluster created and booted, with a table per node and the boot's log lines.
 fn boot(
-    bins: std::path::PathBuf,
+    bins: &Binaries,
     milestones: &record::Milestones,
     stamp: &(dyn Fn(String) + Sync),
 ) -> anyhow::Result<(Cluster, record::Boot)> {
@@ -83,7 +84,7 @@ fn boot(
         milestones.note(&m);
         stamp(m);
     };
-    let mut cluster = Cluster::create(&Binaries(bins), &progress).map_err(|e| anyhow!(e))?;
+    let mut cluster = Cluster::create(bins, &progress).map_err(|e| anyhow!(e))?;
     let from = SystemTime::now();
     cluster.boot(&progress).map_err(|e| anyhow!(e))?;
     let boot = record::Boot {
@@ -117,18 +118,23 @@ fn intro() {
 }
 
 /// Day 2 with its heading; its steps print their own lines.
-fn day_two(c: &mut Cluster, stamp: &(dyn Fn(String) + Sync)) -> anyhow::Result<day2::Day2> {
+fn day_two(
+    c: &mut Cluster,
+    bins: &Binaries,
+    stamp: &(dyn Fn(String) + Sync),
+) -> anyhow::Result<day2::Day2> {
     let api = c
         .wait_single_holder(API_VIP, Duration::from_secs(20))
         .map_err(anyhow::Error::msg)?;
     println!(
         "\n== Day 2 on node{api}, which holds the API VIP: ovs-bridge-configurator apply-live, \
-         the VIPs sampled throughout =="
+         then a policy for every node through MCO's roll-out, the VIPs sampled throughout =="
     );
-    day2::run(c, stamp)
+    day2::run(c, bins, stamp)
 }
 
-fn day2_instructions(c: &Cluster, node: u8) {
+fn day2_instructions(c: &Cluster, day2: &day2::Day2) {
+    let node = day2.node;
     let ns = c.nodes[usize::from(node) - 1].node.ns.name();
     println!("day 2 (node{node}):");
     println!(
@@ -136,4 +142,8 @@ fn day2_instructions(c: &Cluster, node: u8) {
         day2::NEW_IFACE,
         day2::PEER
     );
+    let url = day2.api.kube.server.url();
+    println!("the policy and its enactments (the API stand-in, as `oc get nncp,nnce -o yaml`):");
+    println!("  curl -s {url}/apis/nmstate.io/v1/nodenetworkconfigurationpolicies");
+    println!("  curl -s {url}/apis/nmstate.io/v1beta1/nodenetworkconfigurationenactments");
 }

@@ -142,7 +142,7 @@ pub fn build(c: &Cluster, boot: &Boot, milestones: &Milestones, day2: &Day2) -> 
         }
     }
     let changes = lane(day2.node, "ovs-bridge-configurator");
-    for s in day2.steps.iter().filter(|s| !s.title.starts_with("(d)")) {
+    for s in day2.steps.iter().filter(|s| !s.is_vips()) {
         t.mark(
             clock.at(s.from),
             clock.at(s.to),

@@ -4,8 +4,9 @@
 //!
 //! The daemons are built with the dev profile, in the same cargo run as xtask itself
 //! (`-p xtask`): `cargo xtask` has just compiled every library the daemons link, with the same
-//! features, for xtask (which links all four daemons' libraries and the harness), so the build
-//! adds only the four binaries' own crates and their links. Any other profile compiles the whole
+//! features, for xtask (which links all four daemons' libraries, the policy controller's through
+//! ovs-bridge-configurator, and the harness), so the build adds only the binaries' own crates
+//! and their links: the four daemons and the policy controller that day 2's policy step runs. Any other profile compiles the whole
 //! dependency graph (kube, k8s-openapi, nmstate, zbus, rustls, tokio) a second time. These are
 //! the binaries every cluster and day-2 test runs, with debug assertions and overflow checks on;
 //! a demo needs correct daemons, and the benchmarks and packages keep the release profile.
@@ -85,10 +86,18 @@ pub fn run() -> anyhow::Result<(Setup, PathBuf)> {
     Ok((setup, target_dir().join("debug")))
 }
 
-/// The four daemons' binaries (see the module's documentation for the profile).
+/// The four daemons' binaries and the policy controller's (see the module's documentation for
+/// the profile).
 fn build_daemons() -> anyhow::Result<()> {
     let mut cmd = cargo();
-    cmd.args(["build", "--locked", "-p", "xtask"]);
+    cmd.args([
+        "build",
+        "--locked",
+        "-p",
+        "xtask",
+        "-p",
+        "policy-controller",
+    ]);
     for d in DAEMONS {
         cmd.args(["-p", d]);
     }

@@ -2494,6 +2494,90 @@ fn a_live_apply_killed_before_its_commit_is_undone_by_the_checkpoint() {
     assert!(c.reachable());
 }
 
+/// Whether this kernel can create a VRF (tried in a namespace of its own).
+fn kernel_has_vrf() -> bool {
+    let ns = integration::Netns::new("vrf").unwrap();
+    ns.ip(&["link", "add", "vrf-try", "type", "vrf", "table", "100"])
+        .is_ok()
+}
+
+/// Every live apply has one deadline and ends at once where the kernel cannot do the change.
+/// A VRF on a kernel without VRF: exit 2 within seconds, one plain sentence, nothing changed
+/// (on a kernel with VRF it is created). kubernetes-nmstate's per-interface IPv4 forwarding
+/// example, which NetworkManager 1.52 cannot set, so nmstate's verification retries it for
+/// about 12 s: with a 3 s deadline it is rolled back at the deadline and the apply returns
+/// within seconds of it.
+#[test]
+fn a_kind_the_kernel_lacks_ends_at_once_and_a_change_past_its_deadline_is_rolled_back() {
+    if !require_root("a_kind_the_kernel_lacks_ends_at_once") {
+        return;
+    }
+    let c = Case::converted();
+    let vrf = c.node.dir().join("vrf.yml");
+    fs::write(
+        &vrf,
+        "interfaces:\n- name: vrf0\n  type: vrf\n  state: up\n  vrf:\n    port: []\n    \
+         route-table-id: 100\n",
+    )
+    .unwrap();
+    let t0 = Instant::now();
+    let o = c.run(&["apply-live", vrf.to_str().unwrap()]);
+    let took = t0.elapsed();
+    if kernel_has_vrf() {
+        assert!(o.status.success(), "{}", c.context(&o));
+        assert!(c.node.ns.ip(&["link", "show", "vrf0"]).is_ok());
+    } else {
+        assert_eq!(o.status.code(), Some(2), "{}", log(&o));
+        let text = log(&o);
+        assert!(
+            text.contains(
+                "cannot be applied on this node: the kernel does not support VRF: it \
+                           cannot create vrf0"
+            ) && text.contains("nothing was changed")
+                && !text.contains("Bug"),
+            "{text}"
+        );
+        assert!(took < Duration::from_secs(5), "{took:?}\n{text}");
+        eprintln!(
+            "VRF on a kernel without VRF: refused in {:.2} s",
+            took.as_secs_f64()
+        );
+    }
+    assert!(c.node.ns.ip(&["link", "show", "obc-kind-probe"]).is_err());
+
+    c.node.ns.nic("eth3").unwrap();
+    let forwarding = c.node.dir().join("forwarding.yml");
+    fs::write(
+        &forwarding,
+        "interfaces:\n- name: eth3\n  type: ethernet\n  state: up\n  ipv4:\n    enabled: true\n    \
+         forwarding: true\n    dhcp: false\n    address:\n    - ip: 192.0.2.30\n      \
+         prefix-length: 24\n",
+    )
+    .unwrap();
+    let cfg = c.node.dir().join("deadline.toml");
+    fs::write(&cfg, "live-change-timeout-secs = 3\n").unwrap();
+    let t0 = Instant::now();
+    let o = c
+        .command(&["apply-live", forwarding.to_str().unwrap()], &cfg)
+        .output()
+        .unwrap();
+    let took = t0.elapsed();
+    let text = log(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("failed and was rolled back: the change was not in place within 3s"),
+        "{text}"
+    );
+    assert!(took < Duration::from_secs(8), "{took:?}\n{text}");
+    let eth3 = c.node.ns.ip(&["-br", "addr", "show", "eth3"]).unwrap();
+    assert!(!eth3.contains("192.0.2.30"), "not rolled back: {eth3}");
+    assert!(c.ready() && c.reachable());
+    eprintln!(
+        "a change past its 3 s deadline: rolled back, apply-live returned after {:.2} s",
+        took.as_secs_f64()
+    );
+}
+
 /// Two live applies at once. The second gives up naming the first when it may not
 /// wait long enough, and otherwise waits for it and then runs.
 #[test]

@@ -20,6 +20,13 @@ pub enum ChangeFailed {
     Verify(String),
     #[error("commit: {0}")]
     Commit(String),
+    /// The kernel cannot create a kind of link the state adds: nothing was changed.
+    #[error(transparent)]
+    Unsupported(#[from] crate::engine::kernel_kinds::Unsupported),
+    /// The change was not in place (written, activated, verified) within its deadline:
+    /// rolled back.
+    #[error("the change was not in place within {0:?} (live-change-timeout-secs)")]
+    Deadline(Duration),
 }
 
 /// Why the change did not stay: in both cases the node is back on the state before it.

@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use crate::engine::change::{ChangeFailed, Failed, Lasting, Renegotiating};
-use crate::engine::reapply;
+use crate::engine::{kernel_kinds, reapply};
 use crate::nm::Nm;
 use crate::nm::keep_alive::{Kept, keep_alive};
 
@@ -19,11 +19,17 @@ use crate::nm::keep_alive::{Kept, keep_alive};
 /// is a dead man's switch ([`keep_alive`]):
 /// NetworkManager rolls the change back by itself `timeout` after this process stops showing
 /// it is alive (killed, or NetworkManager unreachable), and never while it runs.
+///
+/// Before anything changes, the kernel is asked whether it can create each kind of link the
+/// state adds ([`kernel_kinds`]): one it cannot ends the change at once. With a `deadline`, the
+/// change itself (written, activated, verified: whichever path applies it) must be in place
+/// within it, or it is rolled back; the check's own bound counts from there.
 pub async fn within_checkpoint<P, T, F, E>(
     nm: &Nm,
     state: nmstate::NetworkState,
     timeout: Duration,
     lasting: Lasting,
+    deadline: Option<Duration>,
     prepare: P,
     check: F,
 ) -> Result<(), Failed<E>>
@@ -31,14 +37,21 @@ where
     P: Future<Output = T>,
     F: AsyncFnOnce(T, Renegotiating) -> Result<(), E>,
 {
+    kernel_kinds::check(&state)
+        .await
+        .map_err(|e| Failed::Change(e.into()))?;
     // Checkpoints that are not this change's (none, while the change lock is held and nothing
     // but this tool makes checkpoints): never kept alive by it.
     let others = nm.checkpoints().await.unwrap_or_default();
+    let checking = std::cell::Cell::new(false);
     let change = async {
         // What the check needs (the probes that pass before the change) is found out while the
         // change is planned: both only read, and both wait (on answers, on a state read).
         let (plan, prepared) = tokio::join!(reapply::plan(nm, &state, lasting), prepare);
-        let check = async move |renegotiating| check(prepared, renegotiating).await;
+        let check = async |renegotiating| {
+            checking.set(true);
+            check(prepared, renegotiating).await
+        };
         match plan.map_err(Failed::Change)? {
             Ok(plan) => {
                 let rewritten: Vec<&str> = plan.rewrites.iter().map(|r| r.iface.as_str()).collect();
@@ -60,6 +73,33 @@ where
         result = change => result,
         e = keep_alive(nm, Kept::AllBut(&others), timeout) => {
             Err(Failed::Change(ChangeFailed::NetworkManager(Box::new(e))))
+        }
+        () = past_deadline(deadline, &checking) => {
+            roll_back_all_but(nm, &others).await;
+            Err(Failed::Change(ChangeFailed::Deadline(deadline.unwrap_or_default())))
+        }
+    }
+}
+
+/// Completes once `deadline` has passed with the change not yet being checked; never without
+/// a deadline or once the check has begun (its own bound governs from there).
+async fn past_deadline(deadline: Option<Duration>, checking: &std::cell::Cell<bool>) {
+    match deadline {
+        Some(d) => tokio::time::sleep(d).await,
+        None => std::future::pending().await,
+    }
+    if checking.get() {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// Rolls back every checkpoint but `others` (this change's, whichever path made it).
+async fn roll_back_all_but(nm: &Nm, others: &[zbus::zvariant::OwnedObjectPath]) {
+    let ours = nm.checkpoints().await.unwrap_or_default();
+    for cp in ours.iter().filter(|cp| !others.contains(cp)) {
+        match nm.checkpoint_rollback(cp).await {
+            Ok(()) => tracing::info!("rolled back checkpoint {}", cp.as_str()),
+            Err(e) => tracing::error!("rolling back checkpoint {}: {e}", cp.as_str()),
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod checkpoint;
 pub mod desired;
 pub mod guard;
 pub mod in_kernel;
+pub mod kernel_kinds;
 pub mod plan_ports;
 pub mod profile_change;
 pub mod profile_new;

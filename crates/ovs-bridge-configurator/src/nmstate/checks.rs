@@ -41,6 +41,9 @@ pub enum CheckFailed {
 pub struct Checks<'a> {
     pub targets: probe::Targets,
     pub bound: Duration,
+    /// How long the change itself may take before it is rolled back (`None`: as long as it
+    /// takes); the probes' `bound` counts from when it is in place.
+    pub deadline: Option<Duration>,
     pub before: &'a Snapshot,
     pub reader: &'a mut NetlinkReader,
 }
@@ -63,6 +66,7 @@ where
     let Checks {
         targets,
         bound,
+        deadline,
         before,
         reader,
     } = checks;
@@ -76,7 +80,7 @@ where
         let limit = renegotiating.probe_limit(start, bound).await;
         Ok(probe::await_after(reader, &selected, start, limit).await?)
     };
-    checkpoint::within_checkpoint(nm, state, timeout, lasting, select, check).await
+    checkpoint::within_checkpoint(nm, state, timeout, lasting, deadline, select, check).await
 }
 
 /// br-ex exists and carries the node IP (the install's seeds make br-ex mandatory in these

@@ -62,7 +62,14 @@ pub enum LiveError {
     Unreachable(Box<Unreachable>),
     #[error("netlink: {0}")]
     Netlink(#[from] selection::netlink::NetlinkError),
-    /// nmstate refused or could not verify it, or the commit failed: rolled back.
+    /// The kernel cannot create a kind of link it adds: nothing was changed.
+    #[error("{origin} cannot be applied on this node: {source}")]
+    Unsupported {
+        origin: String,
+        source: crate::engine::kernel_kinds::Unsupported,
+    },
+    /// nmstate refused or could not verify it, its deadline passed, or the commit failed:
+    /// rolled back.
     #[error("applying {origin} failed and was rolled back: {source}")]
     Apply {
         origin: String,
@@ -78,9 +85,13 @@ pub enum LiveError {
 }
 
 impl LiveError {
-    /// Bad input (exit 2): the state itself is wrong, waiting or retrying changes nothing.
+    /// Bad input (exit 2): the state itself is wrong, or not for this node's kernel; waiting
+    /// or retrying changes nothing.
     pub fn is_bad_input(&self) -> bool {
-        matches!(self, LiveError::Invalid { .. } | LiveError::Refused { .. })
+        matches!(
+            self,
+            LiveError::Invalid { .. } | LiveError::Refused { .. } | LiveError::Unsupported { .. }
+        )
     }
 }
 
@@ -124,12 +135,14 @@ pub fn node_ips(s: &Settings) -> Vec<IpAddr> {
 }
 
 /// What a change is checked against and how long it may take: the probes, their bound, the
-/// checkpoint's timeout, and where its profiles live.
+/// checkpoint's timeout, the change's deadline, and where its profiles live.
 #[derive(Debug, Clone)]
 pub struct Probing {
     pub targets: probe::Targets,
     pub bound: Duration,
     pub checkpoint: Duration,
+    /// How long the change itself may take before it is rolled back.
+    pub deadline: Option<Duration>,
     pub lasting: Lasting,
 }
 
@@ -140,6 +153,7 @@ impl Probing {
             targets: probe::Targets::live(s),
             bound: s.live_probe_timeout,
             checkpoint: s.live_checkpoint_timeout,
+            deadline: Some(s.live_change_timeout),
             lasting,
         }
     }
@@ -163,6 +177,7 @@ pub async fn apply_held(
     let checks = Checks {
         targets: p.targets,
         bound: p.bound,
+        deadline: p.deadline,
         before: &before,
         reader: &mut reader,
     };
@@ -170,6 +185,10 @@ pub async fn apply_held(
     checks::apply_checked(s, &nm, state, p.checkpoint, p.lasting, checks, no_step)
         .await
         .map_err(|e| match e {
+            Failed::Change(ChangeFailed::Unsupported(source)) => LiveError::Unsupported {
+                origin: origin.to_owned(),
+                source,
+            },
             Failed::Change(e) => LiveError::Apply {
                 origin: origin.to_owned(),
                 source: e,

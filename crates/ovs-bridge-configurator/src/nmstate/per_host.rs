@@ -163,6 +163,15 @@ impl Moment {
             ),
         }
     }
+
+    /// How long the change itself may take: on a running node the live deadline; at boot, as
+    /// long as NetworkManager's activations take (the boot's own retries bound it).
+    pub(crate) fn deadline(self, s: &Settings) -> Option<Duration> {
+        match self {
+            Moment::Boot => None,
+            Moment::Running => Some(s.live_change_timeout),
+        }
+    }
 }
 
 /// Applies the user's NMState file when one is pending.
@@ -198,6 +207,7 @@ pub async fn apply_pending(s: &Settings, at: Moment) -> Result<Option<Outcome>, 
     let checks = Checks {
         targets,
         bound,
+        deadline: at.deadline(s),
         before: &now,
         reader: &mut reader,
     };

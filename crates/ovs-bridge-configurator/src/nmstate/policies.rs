@@ -244,6 +244,7 @@ async fn apply_merged(s: &Settings, at: Moment, m: &Merged) -> Result<Duration, 
         targets,
         bound,
         checkpoint,
+        deadline: at.deadline(s),
         // As kubernetes-nmstate: the profiles outlive a reboot and a deleted policy.
         lasting: Lasting::Persistent,
     };

@@ -27,6 +27,7 @@ struct ConfigFile {
     dbus_timeout_secs: Option<u64>,
     forwarding_timeout_secs: Option<u64>,
     live_probe_timeout_secs: Option<u64>,
+    live_change_timeout_secs: Option<u64>,
     dns_probe_name: Option<String>,
     kubeconfig: Option<PathBuf>,
     node_name: Option<String>,
@@ -63,6 +64,9 @@ pub struct Settings {
     pub forwarding_timeout: Duration,
     /// The same bound for a live change (`apply-live`), on a node whose uplink already forwards.
     pub live_probe_timeout: Duration,
+    /// How long a live change itself (written, activated, verified, by the engine or by
+    /// nmstate's apply) may take before it is rolled back; the probes' bound counts from there.
+    pub live_change_timeout: Duration,
     /// The name the DNS probe looks up (see `probe::dns`).
     pub dns_probe_name: ProbeName,
     /// The kubelet's kubeconfig, for the API-server and node-readiness probes.
@@ -139,6 +143,11 @@ pub fn resolve(
         // bond, the probes' limit counts from when the bond forwards again instead
         // (`crate::engine::change::Renegotiating::probe_limit`).
         live_probe_timeout: Duration::from_secs(cfg.live_probe_timeout_secs.unwrap_or(8)),
+        // One activation's bound in the engine's own path (a bond's or a bridge's activation
+        // takes seconds; nmstate's apply, which retries a failing activation with growing
+        // waits for minutes, gets no longer). With the probes' 8 s, a live apply returns within
+        // about 40 s of its start, committed or rolled back.
+        live_change_timeout: Duration::from_secs(cfg.live_change_timeout_secs.unwrap_or(30).max(1)),
         dns_probe_name: dns_probe_name(cfg.dns_probe_name.as_deref(), from)?,
         kubeconfig: cfg
             .kubeconfig

@@ -709,7 +709,8 @@ fn vlan_on_bond(id: u16, address: Option<&str>) -> String {
 /// the switch carries, with an address, added on the bond (committed; its peer answers; br-ex
 /// untouched). br-ex's MTU changed under a ping of the node IP every 50 ms from the switch
 /// (committed, nothing lost; an address and a route put on br-ex outside NetworkManager, as
-/// OVN-Kubernetes' masquerade ones, are still there). br-ex moved onto a VLAN of the
+/// OVN-Kubernetes' masquerade ones, are still there). A VRF while the kernel cannot create one
+/// (refused at once, exit 2, in plain words). br-ex moved onto a VLAN of the
 /// bond that carries the machine network, and back onto the bond (both committed by the engine,
 /// though each re-activates the bond). br-ex moved onto a VLAN of the bond that the
 /// switch does not carry (the gateway falls silent: rolled back, naming it, and the gateway
@@ -778,6 +779,21 @@ fn live_changes_on_an_lacp_bond_commit_or_roll_back() {
         external.contains("169.254.169.2/29") && external.contains("via 169.254.169.4 dev br-ex"),
         "the address and route added outside NetworkManager are gone:\n{external}\n{log}"
     );
+
+    // A VRF, which this kernel cannot create (its module is not where the kernel loads modules
+    // from, until the step below loads it by hand): the apply ends at once, in plain words,
+    // with nothing changed, where nmstate's apply retried the activation for two minutes.
+    let vrf = "interfaces:\n- name: vrf0\n  type: vrf\n  state: up\n  vrf:\n    port: []\n    \
+               route-table-id: 100\n";
+    let (rc, took, log) = apply_live(&mut node, vrf, ("", ""));
+    eprintln!("a VRF on a kernel without VRF: exit {rc} after {took:.2} s");
+    assert_eq!(rc, 2, "{log}");
+    assert!(
+        log.contains("the kernel does not support VRF") && !log.contains("Bug"),
+        "{log}"
+    );
+    assert!(took < 5.0, "{took:.2} s\n{log}");
+    assert!(node.sh("ip link show vrf0").is_err(), "vrf0 exists");
 
     // br-ex moved onto VLAN 400 of the bond, which the switch carries to the gateway's address
     // on the switch itself (`sw0.400`, the same MAC, as a router's interfaces on two VLANs; in

@@ -23,7 +23,7 @@ const PROBE_LINK: &str = "obc-kind-probe";
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "the kernel does not support {what}: it cannot create {iface} (a `{kind}` link: \"Operation \
-     not supported\"; its module is neither built in nor installed); nothing was changed"
+     not supported\"; its module is not built in and could not be loaded); nothing was changed"
 )]
 pub struct Unsupported {
     pub iface: String,

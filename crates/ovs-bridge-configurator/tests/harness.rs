@@ -2494,6 +2494,48 @@ fn a_live_apply_killed_before_its_commit_is_undone_by_the_checkpoint() {
     assert!(c.reachable());
 }
 
+/// A Linux bridge removed with its port kept up, the everyday undo of kubernetes-nmstate's
+/// bridge example: what plain `nmstatectl apply` applies, `apply-live` applies.
+#[test]
+fn a_linux_bridge_removed_with_its_port_kept_applies_live() {
+    if !require_root("a_linux_bridge_removed_with_its_port_kept_applies_live") {
+        return;
+    }
+    let c = Case::converted();
+    c.node.ns.nic("eth3").unwrap();
+    let add = c.node.dir().join("br1.yml");
+    fs::write(
+        &add,
+        "interfaces:\n- name: br1\n  type: linux-bridge\n  state: up\n  ipv4:\n    enabled: false\n  \
+         ipv6:\n    enabled: false\n  bridge:\n    options:\n      stp:\n        enabled: false\n    \
+         port:\n    - name: eth3\n",
+    )
+    .unwrap();
+    let o = c.run(&["apply-live", add.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", c.context(&o));
+    let remove = c.node.dir().join("br1-absent.yml");
+    fs::write(
+        &remove,
+        "interfaces:\n- name: br1\n  type: linux-bridge\n  state: absent\n- name: eth3\n  type: \
+         ethernet\n  state: up\n  ipv4:\n    enabled: false\n  ipv6:\n    enabled: false\n",
+    )
+    .unwrap();
+    let o = c.run(&["apply-live", remove.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", c.context(&o));
+    assert!(
+        log(&o).contains("[\"eth3\"] kept up on their own while their controller goes"),
+        "{}",
+        log(&o)
+    );
+    assert!(
+        c.node.ns.ip(&["link", "show", "br1"]).is_err(),
+        "br1 is still there"
+    );
+    let eth3 = c.node.ns.ip(&["-o", "link", "show", "eth3"]).unwrap();
+    assert!(eth3.contains("state UP") || eth3.contains(",UP"), "{eth3}");
+    assert!(!eth3.contains("master"), "{eth3}");
+}
+
 /// Whether this kernel can create a VRF (tried in a namespace of its own).
 fn kernel_has_vrf() -> bool {
     let ns = integration::Netns::new("vrf").unwrap();

@@ -927,6 +927,7 @@ fn a_live_apply_killed_at_any_moment_is_undone_within_15_s() {
 /// the shapes its documentation shows, as they are, applied live on the node converted onto an
 /// 802.3ad bond: a VLAN on the bond (nmstate.io/v1; the switch carries it, its peer answers) and
 /// an active-backup bond of the two spare NICs (v1beta1); each committed, its interface up.
+/// Then each undone as users undo them, the ports kept ([`removals_keep_their_ports`]).
 #[test]
 fn kubernetes_nmstate_policies_for_a_vlan_and_a_bond_apply_live() {
     if !real_kernel::require("kubernetes_nmstate_policies_for_a_vlan_and_a_bond_apply_live") {
@@ -954,4 +955,91 @@ fn kubernetes_nmstate_policies_for_a_vlan_and_a_bond_apply_live() {
         assert!(shown.contains("UP"), "{name}: {shown}");
     }
     node.sh("ping -n -c1 -W2 203.0.113.1").unwrap();
+    removals_keep_their_ports(&mut node);
+}
+
+/// e2 and e3 up on their own, without addresses (what the removals below keep).
+const SPARE_NICS_UP: &str = "- name: e2\n  type: ethernet\n  state: up\n  ipv4:\n    enabled: false\n  \
+                             ipv6:\n    enabled: false\n- name: e3\n  type: ethernet\n  state: up\n  \
+                             ipv4:\n    enabled: false\n  ipv6:\n    enabled: false\n";
+
+/// `apply-live` of `interfaces` (an NMState interface list) committed; its log.
+fn committed(node: &mut RealKernelNode, what: &str, interfaces: &str) -> String {
+    let (rc, took, log) = apply_live(node, &format!("interfaces:\n{interfaces}"), ("", ""));
+    eprintln!("{what}: exit {rc} after {took:.2} s");
+    assert_eq!(rc, 0, "{what}\n{log}");
+    assert!(log.contains("committed"), "{what}\n{log}");
+    log
+}
+
+/// The everyday undo of kubernetes-nmstate's examples: a controller removed (`state: absent`)
+/// with its ports kept up, applied live and committed, the controller gone and each port up
+/// with no controller: the bond (active-backup over e2 and e3), the bond with a VLAN on it, a
+/// Linux bridge, an OVS bridge with its internal interface.
+fn removals_keep_their_ports(node: &mut RealKernelNode) {
+    let absent = |names: &[(&str, &str)]| -> String {
+        names
+            .iter()
+            .map(|(n, t)| format!("- name: {n}\n  type: {t}\n  state: absent\n"))
+            .collect::<String>()
+            + SPARE_NICS_UP
+    };
+    let vlan = "- name: bond1.300\n  type: vlan\n  state: up\n  vlan:\n    base-iface: bond1\n    \
+                id: 300\n  ipv4:\n    enabled: false\n  ipv6:\n    enabled: false\n";
+    let bond = "- name: bond1\n  type: bond\n  state: up\n  ipv4:\n    enabled: false\n  ipv6:\n    \
+                enabled: false\n  link-aggregation:\n    mode: active-backup\n    port:\n    - e2\n    \
+                - e3\n";
+    let bridge = "- name: br1\n  type: linux-bridge\n  state: up\n  ipv4:\n    enabled: false\n  \
+                  ipv6:\n    enabled: false\n  bridge:\n    options:\n      stp:\n        enabled: \
+                  false\n    port:\n    - name: e2\n    - name: e3\n";
+    let ovs = "- name: br-ovs1\n  type: ovs-bridge\n  state: up\n  bridge:\n    port:\n    - name: e2\n    \
+               - name: e3\n    - name: ovs1\n- name: ovs1\n  type: ovs-interface\n  state: up\n  ipv4:\n    \
+               enabled: false\n  ipv6:\n    enabled: false\n";
+    let steps: [(&str, Option<String>, String, &[&str]); 4] = [
+        (
+            "bond1 removed",
+            None,
+            absent(&[("bond1", "bond")]),
+            &["bond1"],
+        ),
+        (
+            "bond1 with VLAN 300 removed",
+            Some(format!("{bond}{vlan}")),
+            absent(&[("bond1.300", "vlan"), ("bond1", "bond")]),
+            &["bond1", "bond1.300"],
+        ),
+        (
+            "Linux bridge br1 removed",
+            Some(bridge.to_owned()),
+            absent(&[("br1", "linux-bridge")]),
+            &["br1"],
+        ),
+        (
+            "OVS bridge br-ovs1 and its interface removed",
+            Some(ovs.to_owned()),
+            absent(&[("br-ovs1", "ovs-bridge"), ("ovs1", "ovs-interface")]),
+            &["ovs1"],
+        ),
+    ];
+    for (what, add, remove, gone) in steps {
+        if let Some(add) = add {
+            committed(node, &format!("before: {what}"), &add);
+        }
+        committed(node, what, &remove);
+        for link in gone {
+            assert!(
+                node.sh(&format!("ip link show {link}")).is_err(),
+                "{what}: {link}"
+            );
+        }
+        for nic in ["e2", "e3"] {
+            let shown = node.sh(&format!("ip -o link show {nic}")).unwrap();
+            assert!(
+                shown.contains(",UP") && !shown.contains(" master "),
+                "{what}: {shown}"
+            );
+        }
+    }
+    let bridges = node.sh("ovs-vsctl list-br").unwrap();
+    assert!(!bridges.contains("br-ovs1"), "{bridges}");
 }

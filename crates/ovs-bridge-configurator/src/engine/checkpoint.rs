@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use crate::engine::change::{ChangeFailed, Failed, Lasting, Renegotiating};
-use crate::engine::{kernel_kinds, reapply};
+use crate::engine::{detach, kernel_kinds, reapply};
 use crate::nm::Nm;
 use crate::nm::keep_alive::{Kept, keep_alive};
 
@@ -114,6 +114,13 @@ async fn through_nmstate<F, E>(
 where
     F: AsyncFnOnce(Renegotiating) -> Result<(), E>,
 {
+    if detach::removes_any(&state) {
+        let current = reapply::read_running().await.map_err(Failed::Change)?;
+        let detached = detach::from_removed_controllers(&mut state, &current);
+        if !detached.is_empty() {
+            tracing::info!("{detached:?} kept up on their own while their controller goes");
+        }
+    }
     state
         .set_kernel_only(false)
         .set_verify_change(true)

@@ -15,6 +15,7 @@
 pub mod change;
 pub mod checkpoint;
 pub mod desired;
+pub mod detach;
 pub mod guard;
 pub mod in_kernel;
 pub mod kernel_kinds;

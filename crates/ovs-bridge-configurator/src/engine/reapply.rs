@@ -111,7 +111,7 @@ pub struct Plan {
 
 /// The running configuration as nmstate reads it (no dynamic addresses or routes: not the
 /// profiles').
-async fn read_running() -> Result<NetworkState, ChangeFailed> {
+pub(crate) async fn read_running() -> Result<NetworkState, ChangeFailed> {
     let mut now = NetworkState::new();
     now.set_running_config_only(true).set_include_secrets(false);
     now.retrieve_async().await.map_err(ChangeFailed::Nmstate)?;

@@ -11,6 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::jiff::Timestamp;
 
 use crate::api::MachineConfig;
 use crate::render;
@@ -93,13 +94,14 @@ pub fn carried<'p>(
 /// when it refuses or rolls back a change.
 pub const NODE_REPORTER: &str = "ovs-bridge-configurator";
 
-/// The latest Warning Event the node itself recorded on Node `node`, as `<reason>: <note>`.
+/// The latest Warning Event the node itself recorded on Node `node` since `since` (when the
+/// config it failed to apply was rendered), as `<reason>: <note>`.
 ///
 /// MCO's `reason` annotation for a failed Restart action names only the unit ("restarting
 /// nmstate-configuration-live.service failed"); the node's own Event says which probe failed
-/// after how long, or the guard's or nmstate's error. Events expire (kube-apiserver's
-/// `--event-ttl`, one hour by default), so an old failure does not outlive the API's record.
-pub fn node_failure(events: &[&Event], node: &str) -> Option<String> {
+/// after how long, or the guard's or nmstate's error. An Event older than the config cannot be
+/// about it (an earlier roll-out's failure).
+pub fn node_failure(events: &[&Event], node: &str, since: Option<Timestamp>) -> Option<String> {
     events
         .iter()
         .filter(|e| {
@@ -108,6 +110,7 @@ pub fn node_failure(events: &[&Event], node: &str) -> Option<String> {
                 && e.regarding.as_ref().is_some_and(|r| {
                     r.kind.as_deref() == Some("Node") && r.name.as_deref() == Some(node)
                 })
+                && since.is_none_or(|t| last_seen(e).is_some_and(|seen| seen >= t))
         })
         .max_by_key(|e| last_seen(e))
         .map(|e| {
@@ -121,7 +124,7 @@ pub fn node_failure(events: &[&Event], node: &str) -> Option<String> {
 
 /// When an Event was last observed: its series' last time, else its own time, else its
 /// object's creation.
-fn last_seen(e: &Event) -> Option<k8s_openapi::jiff::Timestamp> {
+fn last_seen(e: &Event) -> Option<Timestamp> {
     let series = e.series.as_ref().map(|s| s.last_observed_time.0);
     let time = series.or(e.event_time.as_ref().map(|t| t.0));
     time.or(e.metadata.creation_timestamp.as_ref().map(|t| t.0))
@@ -223,10 +226,15 @@ mod tests {
         ];
         let events: Vec<&Event> = events.iter().collect();
         assert_eq!(
-            node_failure(&events, "w0").as_deref(),
+            node_failure(&events, "w0", None).as_deref(),
             Some("NMStateRolledBack: newest")
         );
-        assert_eq!(node_failure(&events, "w2"), None);
+        assert_eq!(node_failure(&events, "w2", None), None);
+        // Rendered after the newest: no Event is about that config.
+        let later: Timestamp = "2026-11-29T05:15:00Z".parse().unwrap();
+        assert_eq!(node_failure(&events, "w0", Some(later)), None);
+        let earlier: Timestamp = "2026-11-29T05:05:00Z".parse().unwrap();
+        assert!(node_failure(&events, "w0", Some(earlier)).is_some());
     }
 
     #[test]

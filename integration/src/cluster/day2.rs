@@ -98,4 +98,16 @@ impl WirePeer {
         ns.addr("eth0", cidr, &[])?;
         Ok(WirePeer { ns })
     }
+
+    /// The peer's IPv6 link-local address (its NIC's).
+    pub fn link_local(&self) -> Result<String, String> {
+        let out = self
+            .ns
+            .ip(&["-6", "-br", "addr", "show", "dev", "eth0", "scope", "link"])?;
+        out.split_whitespace()
+            .nth(2)
+            .and_then(|a| a.split('/').next())
+            .map(str::to_owned)
+            .ok_or_else(|| format!("no link-local address on the peer: {out}"))
+    }
 }

@@ -14,7 +14,7 @@ use integration::cluster::day2::{
 };
 use integration::cluster::policies::{PolicyApi, policy, workers};
 use integration::cluster::{API_VIP, Binaries, Cluster, ClusterNode, INGRESS_VIP};
-use integration::nncp::DEAD_DEFAULT_ROUTE;
+use integration::nncp::{DEAD_DEFAULT_ROUTE, link_local_interface};
 use integration::process::{time_until, wait_for};
 
 use crate::timeline::Outcome;
@@ -170,18 +170,6 @@ pub fn run(
     })
 }
 
-/// The policy's interface state: [`NEW_IFACE`] on br-ex with IPv6 link-local addressing, which
-/// a policy for every node can say (a static address differs per node). On the node that has
-/// the interface from (a) it adds IPv6 and keeps the IPv4 address.
-fn policy_state() -> serde_json::Value {
-    let port = |name: &str| serde_json::json!({"name": name});
-    serde_json::json!({"interfaces": [
-        {"name": "br-ex", "type": "ovs-bridge", "state": "up",
-         "bridge": {"port": [port("ens3"), port("br-ex"), port(NEW_IFACE)]}},
-        {"name": NEW_IFACE, "type": "ovs-interface", "state": "up",
-         "ipv6": {"enabled": true, "autoconf": false, "dhcp": false}}]})
-}
-
 /// (d) The interface for every node as a NodeNetworkConfigurationPolicy: the controller writes
 /// the pool's MachineConfig, MCO rolls it out one node at a time (the API VIP's holder first),
 /// the policy reports N/M, and the peer answers each node's link-local address.
@@ -220,7 +208,11 @@ fn roll_out_policy(
 ) -> Result<String, String> {
     let mco = api.mco(order.clone());
     mco.adopt();
-    api.apply_policy(policy(NEW_IFACE, workers(), policy_state()))?;
+    api.apply_policy(policy(
+        NEW_IFACE,
+        workers(),
+        link_local_interface(NEW_IFACE),
+    ))?;
     let updates = mco.roll_out();
     if let Some(failed) = updates.iter().find(|u| !u.ok) {
         return Err(format!(
@@ -230,7 +222,7 @@ fn roll_out_policy(
         ));
     }
     let status = api.wait_policy(NEW_IFACE, "Available", |_| true)?;
-    let link_local = peer_link_local(peer)?;
+    let link_local = peer.link_local()?;
     for n in &order {
         let ping = ["-6", "-c1", "-W1", "-I", NEW_IFACE, link_local.as_str()];
         if !wait_for(Duration::from_secs(5), || {
@@ -250,18 +242,6 @@ fn roll_out_policy(
         "\"{status}\" (updates: {}); the peer's link-local address answers on each",
         took.join(", ")
     ))
-}
-
-/// The peer's IPv6 link-local address.
-fn peer_link_local(peer: &WirePeer) -> Result<String, String> {
-    let out = peer
-        .ns
-        .ip(&["-6", "-br", "addr", "show", "dev", "eth0", "scope", "link"])?;
-    out.split_whitespace()
-        .nth(2)
-        .and_then(|a| a.split('/').next())
-        .map(str::to_owned)
-        .ok_or_else(|| format!("no link-local address on the peer: {out}"))
 }
 
 fn secs(d: Duration) -> f64 {

@@ -22,7 +22,7 @@ use integration::cluster::day2::{WirePeer, back_on_br_ex, moved, while_sampling_
 use integration::cluster::mco::{Mco, Update};
 use integration::cluster::policies::{PolicyApi, policy, workers};
 use integration::cluster::{API_VIP, Binaries, Cluster, ClusterNode, INGRESS_VIP};
-use integration::nncp::DEAD_DEFAULT_ROUTE;
+use integration::nncp::{DEAD_DEFAULT_ROUTE, link_local_interface};
 use integration::node::ROUTER;
 use integration::process::wait_for;
 use integration::require_root;
@@ -35,29 +35,9 @@ const NODE2_V4: &str = "192.0.2.12";
 /// The route of the fixed policy: through the machine network's router, above node2's address.
 const FIXED_ROUTE: &str = "192.0.2.128/25";
 
-/// The new interface on br-ex, IPv6 link-local only: what a policy for every worker can say.
-/// It leaves `ipv4` unsaid (a new interface has none), so a per-node policy can add an address
-/// without a conflict.
+/// The new interface on br-ex for every worker ([`link_local_interface`]).
 fn storage_interface() -> Value {
-    state(
-        "interfaces:
-- name: br-ex
-  type: ovs-bridge
-  state: up
-  bridge:
-    port:
-    - name: ens3
-    - name: br-ex
-    - name: storage
-- name: storage
-  type: ovs-interface
-  state: up
-  ipv6:
-    enabled: true
-    autoconf: false
-    dhcp: false
-",
-    )
+    link_local_interface("storage")
 }
 
 /// A desired state from its YAML.
@@ -145,17 +125,6 @@ impl World {
             ns.ip(&["addr", "show", "dev", dev]).unwrap_or_else(|e| e)
         ))
     }
-
-    /// The peer's IPv6 link-local address, with the node's interface as its scope.
-    fn peer_link_local(&self) -> String {
-        let out = self
-            .peer
-            .ns
-            .ip(&["-6", "-br", "addr", "show", "dev", "eth0", "scope", "link"])
-            .unwrap();
-        let addr = out.split_whitespace().nth(2).unwrap();
-        addr.split('/').next().unwrap().to_owned()
-    }
 }
 
 fn logs(updates: &[Update]) -> String {
@@ -204,7 +173,7 @@ fn a_worker_policy_reaches_every_node(w: &World) {
     w.wait_policy("storage", "Available", |m| {
         m == "3/3 nodes successfully configured"
     });
-    let peer = w.peer_link_local();
+    let peer = w.peer.link_local().unwrap();
     for n in 1..=3 {
         assert_eq!(
             w.enactment(n, "storage").map(|e| e.0).as_deref(),
@@ -445,5 +414,6 @@ fn a_rebooted_node_gets_its_policies_back(mut w: World) {
     let link = node.node.ns.ip(&["link", "show", "storage"]).unwrap();
     assert!(link.contains("mtu 1450"), "node{n}: {link}");
     w.answers(n, "storage", PEER_V4).unwrap();
-    w.answers(n, "storage", &w.peer_link_local()).unwrap();
+    w.answers(n, "storage", &w.peer.link_local().unwrap())
+        .unwrap();
 }

@@ -31,11 +31,14 @@ pub enum RunError {
 }
 
 impl RunError {
-    /// A malformed NMState file: waiting changes nothing.
+    /// A malformed NMState file, or one this node's kernel cannot apply: waiting changes
+    /// nothing.
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            RunError::Declarative(DeclarativeError::Invalid { .. })
+            RunError::Declarative(
+                DeclarativeError::Invalid { .. } | DeclarativeError::Unsupported { .. }
+            )
         )
     }
 

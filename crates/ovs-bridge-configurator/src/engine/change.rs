@@ -29,6 +29,19 @@ pub enum ChangeFailed {
     Deadline(Duration),
 }
 
+/// `change`, which must end within `deadline` (when there is one).
+pub async fn within<T>(
+    deadline: Option<Duration>,
+    change: impl Future<Output = Result<T, ChangeFailed>>,
+) -> Result<T, ChangeFailed> {
+    match deadline {
+        Some(d) => tokio::time::timeout(d, change)
+            .await
+            .unwrap_or(Err(ChangeFailed::Deadline(d))),
+        None => change.await,
+    }
+}
+
 /// Why the change did not stay: in both cases the node is back on the state before it.
 #[derive(Debug)]
 pub enum Failed<E> {

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use crate::engine::change::{ChangeFailed, Failed, Lasting, Renegotiating};
+use crate::engine::change::{ChangeFailed, Failed, Lasting, Renegotiating, within};
 use crate::engine::{detach, kernel_kinds, reapply};
 use crate::nm::Nm;
 use crate::nm::keep_alive::{Kept, keep_alive};
@@ -23,7 +23,7 @@ use crate::nm::keep_alive::{Kept, keep_alive};
 /// Before anything changes, the kernel is asked whether it can create each kind of link the
 /// state adds ([`kernel_kinds`]): one it cannot ends the change at once. With a `deadline`, the
 /// change itself (written, activated, verified: whichever path applies it) must be in place
-/// within it, or it is rolled back; the check's own bound counts from there.
+/// within it, or it is undone as a failed change is; the check's own bound counts from there.
 pub async fn within_checkpoint<P, T, F, E>(
     nm: &Nm,
     state: nmstate::NetworkState,
@@ -43,15 +43,11 @@ where
     // Checkpoints that are not this change's (none, while the change lock is held and nothing
     // but this tool makes checkpoints): never kept alive by it.
     let others = nm.checkpoints().await.unwrap_or_default();
-    let checking = std::cell::Cell::new(false);
     let change = async {
         // What the check needs (the probes that pass before the change) is found out while the
         // change is planned: both only read, and both wait (on answers, on a state read).
         let (plan, prepared) = tokio::join!(reapply::plan(nm, &state, lasting), prepare);
-        let check = async |renegotiating| {
-            checking.set(true);
-            check(prepared, renegotiating).await
-        };
+        let check = async move |renegotiating| check(prepared, renegotiating).await;
         match plan.map_err(Failed::Change)? {
             Ok(plan) => {
                 let rewritten: Vec<&str> = plan.rewrites.iter().map(|r| r.iface.as_str()).collect();
@@ -61,11 +57,12 @@ where
                     "rewriting and reapplying the profiles of {rewritten:?}, adding profiles for \
                      {added:?} and for the new OVS bridges or new bridge ports of {bridges:?}"
                 );
-                reapply::write_activate_check(nm, &state, plan, timeout, lasting, check).await
+                let bounds = (timeout, deadline);
+                reapply::write_activate_check(nm, &state, plan, bounds, lasting, check).await
             }
             Err(why) => {
                 tracing::info!("applying through nmstate ({why} is not covered by the reapply)");
-                through_nmstate(state, timeout, lasting, check).await
+                through_nmstate(state, (timeout, deadline), lasting, check).await
             }
         }
     };
@@ -74,40 +71,14 @@ where
         e = keep_alive(nm, Kept::AllBut(&others), timeout) => {
             Err(Failed::Change(ChangeFailed::NetworkManager(Box::new(e))))
         }
-        () = past_deadline(deadline, &checking) => {
-            roll_back_all_but(nm, &others).await;
-            Err(Failed::Change(ChangeFailed::Deadline(deadline.unwrap_or_default())))
-        }
     }
 }
 
-/// Completes once `deadline` has passed with the change not yet being checked; never without
-/// a deadline or once the check has begun (its own bound governs from there).
-async fn past_deadline(deadline: Option<Duration>, checking: &std::cell::Cell<bool>) {
-    match deadline {
-        Some(d) => tokio::time::sleep(d).await,
-        None => std::future::pending().await,
-    }
-    if checking.get() {
-        std::future::pending::<()>().await;
-    }
-}
-
-/// Rolls back every checkpoint but `others` (this change's, whichever path made it).
-async fn roll_back_all_but(nm: &Nm, others: &[zbus::zvariant::OwnedObjectPath]) {
-    let ours = nm.checkpoints().await.unwrap_or_default();
-    for cp in ours.iter().filter(|cp| !others.contains(cp)) {
-        match nm.checkpoint_rollback(cp).await {
-            Ok(()) => tracing::info!("rolled back checkpoint {}", cp.as_str()),
-            Err(e) => tracing::error!("rolling back checkpoint {}: {e}", cp.as_str()),
-        }
-    }
-}
-
-/// nmstate's own apply with its verification, leaving its checkpoint open for `check`.
+/// nmstate's own apply with its verification, leaving its checkpoint open for `check`; past
+/// `deadline` its checkpoint is rolled back.
 async fn through_nmstate<F, E>(
     mut state: nmstate::NetworkState,
-    timeout: Duration,
+    (timeout, deadline): (Duration, Option<Duration>),
     lasting: Lasting,
     check: F,
 ) -> Result<(), Failed<E>>
@@ -127,10 +98,21 @@ where
         .set_commit(false)
         .set_memory_only(lasting == Lasting::UntilReboot)
         .set_timeout(timeout.as_secs() as u32);
-    state
-        .apply_async()
-        .await
-        .map_err(|e| Failed::Change(ChangeFailed::Nmstate(e)))?;
+    let applied = within(deadline, async {
+        state.apply_async().await.map_err(ChangeFailed::Nmstate)?;
+        Ok(())
+    })
+    .await;
+    if let Err(e) = applied {
+        // nmstate rolls its checkpoint back itself on its own failures; one cut off by the
+        // deadline is left open, and rolled back here (none open: nothing to roll back).
+        if matches!(e, ChangeFailed::Deadline(_))
+            && let Err(e) = nmstate::NetworkState::checkpoint_rollback_async("").await
+        {
+            tracing::warn!("rolling back nmstate's checkpoint after the deadline: {e}");
+        }
+        return Err(Failed::Change(e));
+    }
     // nmstate left its checkpoint open ("" = NetworkManager's only checkpoint). Which bonds its
     // apply re-activated is not known here: the probes' bound counts from its end alone.
     if let Err(e) = check(Renegotiating::default()).await {

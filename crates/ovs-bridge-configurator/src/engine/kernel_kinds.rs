@@ -51,8 +51,8 @@ pub fn kernel_kind(t: &InterfaceType) -> Option<(&'static str, &'static str)> {
     })
 }
 
-/// The interfaces `state` adds (up, not a link of the kernel's yet) of kernel kinds, one per
-/// kind: (name, kind, plain name).
+/// The interfaces `state` adds (not absent, not a link of the kernel's yet) of kernel kinds, one
+/// per kind: (name, kind, plain name).
 pub fn new_kinds<'a>(
     state: &'a NetworkState,
     existing: &[String],
@@ -75,6 +75,11 @@ pub fn new_kinds<'a>(
 pub async fn check(state: &NetworkState) -> Result<(), Unsupported> {
     let asked = with_netlink(|handle| async move {
         let existing = link_names(&handle).await;
+        if existing.iter().any(|n| n == PROBE_LINK) {
+            // Left by a run killed between asking and deleting: the kernel would answer
+            // "exists" before "not supported".
+            remove_probe(&handle, "left by an earlier run").await;
+        }
         for (iface, kind, what) in new_kinds(state, &existing) {
             if !supported(&handle, kind).await {
                 return Err(Unsupported {
@@ -117,16 +122,21 @@ async fn supported(handle: &rtnetlink::Handle, kind: &str) -> bool {
         .build();
     match handle.link().add(ask).execute().await {
         Ok(()) => {
-            let gone = LinkUnspec::new_with_name(PROBE_LINK).build();
-            if let Err(e) = handle.link().del_with_message(gone).execute().await {
-                tracing::warn!("deleting {PROBE_LINK}, which asked for `{kind}`: {e}");
-            }
+            remove_probe(handle, kind).await;
             true
         }
         Err(rtnetlink::Error::NetlinkError(e)) => {
             e.to_io().kind() != std::io::ErrorKind::Unsupported
         }
         Err(_) => true,
+    }
+}
+
+/// Deletes the asking link (`why`: the kind it asked for, or why it was there).
+async fn remove_probe(handle: &rtnetlink::Handle, why: &str) {
+    let gone = LinkUnspec::new_with_name(PROBE_LINK).build();
+    if let Err(e) = handle.link().del_with_message(gone).execute().await {
+        tracing::warn!("deleting {PROBE_LINK} ({why}): {e}");
     }
 }
 

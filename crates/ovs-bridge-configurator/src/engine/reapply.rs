@@ -27,7 +27,7 @@ use selection::netlink::{ChangeStream, NetlinkReader};
 use serde_json::Value as Json;
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::engine::change::{ChangeFailed, Failed, Lasting, Renegotiating};
+use crate::engine::change::{ChangeFailed, Failed, Lasting, Renegotiating, within};
 use crate::engine::in_kernel;
 use crate::engine::plan_ports::{
     existing_bridges_port_changes, implied_moves, kept_ports, new_ports, ports_known, ports_moved,
@@ -516,14 +516,14 @@ fn has_dns(s: &Settings, family: Family) -> bool {
     Ip::of(s, family).has_static_dns()
 }
 
-/// Writes and activates `plan` inside a checkpoint, verifies it (in the kernel, or `desired`
-/// with nmstate's `gen_diff`), runs `check`, and commits only if all of that passed; rolls back
-/// otherwise.
+/// Writes and activates `plan` inside a checkpoint (`timeout`), verifies it (in the kernel, or
+/// `desired` with nmstate's `gen_diff`) all within `deadline` if there is one, runs `check`, and
+/// commits only if all of that passed; undoes it otherwise.
 pub async fn write_activate_check<F, E>(
     nm: &Nm,
     desired: &NetworkState,
     plan: Plan,
-    timeout: Duration,
+    (timeout, deadline): (Duration, Option<Duration>),
     lasting: Lasting,
     check: F,
 ) -> Result<(), Failed<E>>
@@ -542,9 +542,14 @@ where
     };
     let mut written = Vec::new();
     let mut added = Vec::new();
-    let outcome = match write_and_activate(nm, &plan, store, &mut written, &mut added).await {
+    let change = async {
+        let renegotiating = write_and_activate(nm, &plan, store, &mut written, &mut added).await?;
+        verify(desired, &plan).await?;
+        Ok(renegotiating)
+    };
+    let outcome = match within(deadline, change).await {
         Err(e) => Err(Failed::Change(e)),
-        Ok(renegotiating) => verify_then_check(desired, &plan, renegotiating, check).await,
+        Ok(renegotiating) => check(renegotiating).await.map_err(Failed::Check),
     };
     if outcome.is_ok() {
         return nm
@@ -556,30 +561,18 @@ where
     outcome
 }
 
-/// Verifies the written `plan` (in the kernel where every change says what the kernel shows,
-/// else `desired` with nmstate's `gen_diff`), then runs `check`.
-async fn verify_then_check<F, E>(
-    desired: &NetworkState,
-    plan: &Plan,
-    renegotiating: Renegotiating,
-    check: F,
-) -> Result<(), Failed<E>>
-where
-    F: AsyncFnOnce(Renegotiating) -> Result<(), E>,
-{
+/// Verifies the written `plan`: in the kernel where every change says what the kernel shows,
+/// else `desired` with nmstate's `gen_diff`.
+async fn verify(desired: &NetworkState, plan: &Plan) -> Result<(), ChangeFailed> {
     let in_kernel: Option<Vec<&in_kernel::Expected>> = plan
         .rewrites
         .iter()
         .map(|r| r.expected.as_ref())
         .chain(plan.creates.iter().map(|c| c.expected.as_ref()))
         .collect();
-    let verified = match in_kernel {
+    match in_kernel {
         Some(expected) => verify_in_kernel(&expected).await,
         None => verify_with_nmstate(desired).await,
-    };
-    match verified {
-        Err(e) => Err(Failed::Change(e)),
-        Ok(()) => check(renegotiating).await.map_err(Failed::Check),
     }
 }
 

@@ -17,6 +17,12 @@ pub enum DeclarativeError {
     /// The file is not valid NMState: nothing was changed.
     #[error("invalid NMState file {path}: {message}")]
     Invalid { path: String, message: String },
+    /// The kernel cannot create a kind of link it adds: nothing was changed.
+    #[error("{path} cannot be applied on this node: {source}")]
+    Unsupported {
+        path: String,
+        source: crate::engine::kernel_kinds::Unsupported,
+    },
     /// nmstate could not apply or verify it and rolled back to the previous network.
     #[error("applying {path} failed and was rolled back: {source}")]
     Apply { path: String, source: ChangeFailed },

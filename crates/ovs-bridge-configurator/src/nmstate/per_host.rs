@@ -17,7 +17,7 @@ use selection::netlink::NetlinkReader;
 use zbus::zvariant::OwnedObjectPath;
 
 use crate::br_ex::{BR_EX, BR_EX1, is_ours};
-use crate::engine::change::{Failed, Lasting};
+use crate::engine::change::{ChangeFailed, Failed, Lasting};
 use crate::nm::profile::ProfileView;
 use crate::nm::{ActiveState, Nm};
 use crate::nmstate::DeclarativeError;
@@ -112,6 +112,9 @@ where
     )
     .await
     .map_err(|e| match e {
+        Failed::Change(ChangeFailed::Unsupported(source)) => {
+            DeclarativeError::Unsupported { path, source }
+        }
         Failed::Change(source) => DeclarativeError::Apply { path, source },
         Failed::Check(source) => DeclarativeError::Unusable { path, source },
     })?;

@@ -145,8 +145,9 @@ pub fn resolve(
         live_probe_timeout: Duration::from_secs(cfg.live_probe_timeout_secs.unwrap_or(8)),
         // One activation's bound in the engine's own path (a bond's or a bridge's activation
         // takes seconds; nmstate's apply, which retries a failing activation with growing
-        // waits for minutes, gets no longer). With the probes' 8 s, a live apply returns within
-        // about 40 s of its start, committed or rolled back.
+        // waits for minutes, gets no longer). With the probes' 8 s (counted from a re-activated
+        // bond's negotiation, when there is one) and the rollback, a live apply ends about 40 s
+        // after its start at the latest, committed or rolled back.
         live_change_timeout: Duration::from_secs(cfg.live_change_timeout_secs.unwrap_or(30).max(1)),
         dns_probe_name: dns_probe_name(cfg.dns_probe_name.as_deref(), from)?,
         kubeconfig: cfg

@@ -145,6 +145,12 @@ fn rollouts(s: &Snapshot, plan: &Plan, nodes: &[Node]) -> BTreeMap<String, NodeR
             .get(crate::render::name_for(pool).as_str())
             .unwrap_or(&empty);
         let policies: Vec<&str> = plan.policies.keys().map(String::as_str).collect();
+        // When the config the node is asked to apply was rendered: the node's Events about it
+        // are no older.
+        let rendered_at = |mco: &rollout::McoNode| {
+            let mc = s.rendered.get(mco.desired_config?)?;
+            mc.metadata.creation_timestamp.as_ref().map(|t| t.0)
+        };
         let carries = |config: Option<&str>| {
             config
                 .and_then(|c| s.rendered.get(c))
@@ -157,7 +163,7 @@ fn rollouts(s: &Snapshot, plan: &Plan, nodes: &[Node]) -> BTreeMap<String, NodeR
             state: mco.state,
             reason: mco.reason.to_owned(),
             node_failure: (mco.state == rollout::McdState::Degraded)
-                .then(|| rollout::node_failure(s.node_events, &node.name))
+                .then(|| rollout::node_failure(s.node_events, &node.name, rendered_at(&mco)))
                 .flatten(),
             desired_carries: carries(mco.desired_config),
             current_carries: carries(mco.current_config),

@@ -410,11 +410,16 @@ pub fn stretches(samples: &[VipSample], i: usize) -> Vec<(Vec<u8>, Instant, Inst
     out
 }
 
-/// Which step ran at `t` (its letter and name), or "after the steps".
+/// Which step ran at `t` ("from (c) SIGKILL"), else the last one that had ended ("after (c)
+/// SIGKILL").
 fn during(steps: &[Step], t: Instant) -> String {
-    steps.iter().find(|s| s.from <= t && t <= s.to).map_or_else(
-        || "after the steps".to_owned(),
-        |s| format!("from {}", s.short.split(':').next().unwrap_or("")),
+    let name = |s: &Step| s.short.split(':').next().unwrap_or("").to_owned();
+    if let Some(s) = steps.iter().find(|s| s.from <= t && t <= s.to) {
+        return format!("from {}", name(s));
+    }
+    steps.iter().rfind(|s| s.to < t).map_or_else(
+        || "before the steps".to_owned(),
+        |s| format!("after {}", name(s)),
     )
 }
 

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use integration::api_stand_in::ApiStandIn;
+use integration::cluster::policies::true_condition;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Node;
 use kube::api::{Api, Patch, PatchParams, PostParams};
@@ -131,16 +132,7 @@ impl Cluster {
 
     /// The condition that is True on a policy or enactment: (type, message).
     fn condition(&self, plural: &str, name: &str) -> Option<(String, String)> {
-        let o = self.server.get(NMSTATE, plural, "", name)?;
-        let on = o["status"]["conditions"]
-            .as_array()?
-            .iter()
-            .find(|c| c["status"] == "True")?
-            .clone();
-        Some((
-            on["type"].as_str()?.to_owned(),
-            on["message"].as_str().unwrap_or("").to_owned(),
-        ))
+        true_condition(&self.server.get(NMSTATE, plural, "", name)?)
     }
 
     /// The controllers' writes: MachineConfigs, enactments, policy status.

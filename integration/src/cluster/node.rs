@@ -128,6 +128,16 @@ impl ClusterNode {
         if !wait_for_start(Duration::from_secs(30), has_lease) {
             return Err(format!("node{i}: no DHCP lease on ens3"));
         }
+        self.write_configs(peers)?;
+        // /etc/netns/<ns>/ exists so resolv-prepender can write there; `ip netns exec` binds it
+        // over /etc/resolv.conf for everything run in the node.
+        std::fs::create_dir_all(format!("/etc/netns/{}", ns.name())).map_err(|e| e.to_string())
+    }
+
+    /// The daemons' configuration files, as MCO templates them for this node.
+    fn write_configs(&self, peers: &Path) -> Result<(), String> {
+        let i = self.index;
+        let ns = &self.node.ns;
         let write = |rel: &str, text: String| {
             std::fs::write(self.path(rel), text).map_err(|e| format!("{rel}: {e}"))
         };
@@ -177,9 +187,7 @@ impl ClusterNode {
                 peers = peers.display()
             ),
         )?;
-        // /etc/netns/<ns>/ exists so resolv-prepender can write there; `ip netns exec` binds it
-        // over /etc/resolv.conf for everything run in the node.
-        std::fs::create_dir_all(format!("/etc/netns/{}", ns.name())).map_err(|e| e.to_string())
+        Ok(())
     }
 
     /// A daemon's command inside the node, logging (appending) to its log file.

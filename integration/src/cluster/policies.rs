@@ -36,6 +36,18 @@ pub fn policy(name: &str, selector: Value, state: Value) -> Value {
         "metadata": {"name": name}, "spec": {"nodeSelector": selector, "desiredState": state}})
 }
 
+/// The condition that is True on an object (a policy, an enactment): (type, message).
+pub fn true_condition(object: &Value) -> Option<(String, String)> {
+    let on = object["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| c["status"] == "True")?;
+    Some((
+        on["type"].as_str()?.to_owned(),
+        on["message"].as_str().unwrap_or("").to_owned(),
+    ))
+}
+
 /// The API, its objects and the controllers; dropping it stops them.
 pub struct PolicyApi {
     pub kube: Kube,
@@ -115,16 +127,7 @@ impl PolicyApi {
 
     /// The condition that is True on a policy or an enactment: (type, message).
     pub fn condition(&self, plural: &str, name: &str) -> Option<(String, String)> {
-        let o = self.kube.get(NMSTATE, plural, name)?;
-        let on = o["status"]["conditions"]
-            .as_array()?
-            .iter()
-            .find(|c| c["status"] == "True")?
-            .clone();
-        Some((
-            on["type"].as_str()?.to_owned(),
-            on["message"].as_str().unwrap_or("").to_owned(),
-        ))
+        true_condition(&self.kube.get(NMSTATE, plural, name)?)
     }
 
     /// The enactment `<node>.<policy>`'s True condition.

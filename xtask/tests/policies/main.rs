@@ -100,6 +100,25 @@ impl World {
         (updates, moved(&samples, &self.holders))
     }
 
+    /// MCO's roll-out reaching every node, no VIP away from its holder in any sample, and the
+    /// policy `name` Available on all three.
+    fn roll_out_to_all(&self, name: &str) {
+        let (updates, moved) = self.roll_out();
+        assert!(
+            updates.len() == 3 && updates.iter().all(|u| u.ok),
+            "{}",
+            logs(&updates)
+        );
+        assert!(
+            moved.is_empty(),
+            "the roll-out moved a VIP:\n{}",
+            moved.join("\n")
+        );
+        self.wait_policy(name, "Available", |m| {
+            m == "3/3 nodes successfully configured"
+        });
+    }
+
     fn wait_policy(&self, name: &str, kind: &str, check: impl Fn(&str) -> bool) -> String {
         self.api.wait_policy(name, kind, check).unwrap()
     }
@@ -159,20 +178,7 @@ fn a_worker_policy_reaches_every_node(w: &World) {
         .apply_policy(policy("storage", workers(), storage_interface()))
         .unwrap();
     w.wait_policy("storage", "Progressing", |_| true);
-    let (updates, moved) = w.roll_out();
-    assert!(
-        updates.len() == 3 && updates.iter().all(|u| u.ok),
-        "{}",
-        logs(&updates)
-    );
-    assert!(
-        moved.is_empty(),
-        "the roll-out moved a VIP:\n{}",
-        moved.join("\n")
-    );
-    w.wait_policy("storage", "Available", |m| {
-        m == "3/3 nodes successfully configured"
-    });
+    w.roll_out_to_all("storage");
     let peer = w.peer.link_local().unwrap();
     for n in 1..=3 {
         assert_eq!(
@@ -257,8 +263,12 @@ fn a_dead_gateway_stops_the_roll_out_at_the_first_node_and_the_fix_completes_it(
         assert_eq!(n.state(), *was, "node{} changed", n.index);
     }
     eprintln!("dead gateway: {message}");
+    the_author_fixes_the_policy_and_the_roll_out_completes(w);
+}
 
-    // The author fixes the policy: a route through the router that answers.
+/// The dead gateway's policy fixed (a route through the router that answers): the roll-out
+/// starts again at the degraded node and reaches all three.
+fn the_author_fixes_the_policy_and_the_roll_out_completes(w: &World) {
     let fixed = state(&format!(
         "routes:\n  config:\n  - destination: {FIXED_ROUTE}\n    next-hop-address: {ROUTER}\n    \
          next-hop-interface: br-ex\n"
@@ -276,20 +286,7 @@ fn a_dead_gateway_stops_the_roll_out_at_the_first_node_and_the_fix_completes_it(
                 .is_some_and(|t| t.contains(FIXED_ROUTE))
         })
         .unwrap();
-    let (updates, moved) = w.roll_out();
-    assert!(
-        updates.len() == 3 && updates.iter().all(|u| u.ok),
-        "{}",
-        logs(&updates)
-    );
-    assert!(
-        moved.is_empty(),
-        "the roll-out moved a VIP:\n{}",
-        moved.join("\n")
-    );
-    w.wait_policy("routes", "Available", |m| {
-        m == "3/3 nodes successfully configured"
-    });
+    w.roll_out_to_all("routes");
     for n in 1..=3 {
         let routes = w
             .node(n)
@@ -386,16 +383,7 @@ fn a_leader_killed_mid_reconcile_is_replaced_and_nothing_is_written_twice(w: &Wo
         writes + 1,
         "the MachineConfig written once"
     );
-    let (updates, moved) = w.roll_out();
-    assert!(updates.iter().all(|u| u.ok), "{}", logs(&updates));
-    assert!(
-        moved.is_empty(),
-        "the roll-out moved a VIP:\n{}",
-        moved.join("\n")
-    );
-    w.wait_policy("jumbo", "Available", |m| {
-        m == "3/3 nodes successfully configured"
-    });
+    w.roll_out_to_all("jumbo");
     for n in 1..=3 {
         let link = w.node(n).node.ns.ip(&["link", "show", "storage"]).unwrap();
         assert!(link.contains("mtu 1450"), "node{n}: {link}");

@@ -43,7 +43,9 @@ where
     // Checkpoints that are not this change's (none, while the change lock is held and nothing
     // but this tool makes checkpoints): never kept alive by it.
     let others = nm.checkpoints().await.unwrap_or_default();
-    let change = async {
+    // Boxed: the change's future nests every step of both paths, deeper than rustc's layout
+    // queries go by default for the commands that await it.
+    let change = Box::pin(async {
         // What the check needs (the probes that pass before the change) is found out while the
         // change is planned: both only read, and both wait (on answers, on a state read).
         let (plan, prepared) = tokio::join!(reapply::plan(nm, &state, lasting), prepare);
@@ -65,7 +67,7 @@ where
                 through_nmstate(state, (timeout, deadline), lasting, check).await
             }
         }
-    };
+    });
     tokio::select! {
         result = change => result,
         e = keep_alive(nm, Kept::AllBut(&others), timeout) => {

@@ -34,6 +34,8 @@ const PEER_V4: &str = "192.0.2.1";
 const NODE2_V4: &str = "192.0.2.12";
 /// The route of the fixed policy: through the machine network's router, above node2's address.
 const FIXED_ROUTE: &str = "192.0.2.128/25";
+/// Another policy's route, beside it.
+const SECOND_ROUTE: &str = "192.0.2.64/26";
 
 /// The new interface on br-ex for every worker ([`link_local_interface`]).
 fn storage_interface() -> Value {
@@ -357,9 +359,12 @@ fn a_leader_killed_mid_reconcile_is_replaced_and_nothing_is_written_twice(w: &Wo
     w.api.settle().unwrap();
     let leader = w.api.leader().expect("a leader");
     let writes = w.api.kube.server.writes("machineconfigs");
-    let mtu =
-        state("interfaces:\n- name: storage\n  type: ovs-interface\n  state: up\n  mtu: 1450\n");
-    w.api.kube.create(policy("jumbo", workers(), mtu));
+    // A second route through the router (routes of several policies are a union).
+    let route = state(&format!(
+        "routes:\n  config:\n  - destination: {SECOND_ROUTE}\n    next-hop-address: {ROUTER}\n    \
+         next-hop-interface: br-ex\n"
+    ));
+    w.api.kube.create(policy("more-routes", workers(), route));
     let (_, daemon) = w.api.replicas.iter().find(|(id, _)| *id == leader).unwrap();
     daemon.signal(libc::SIGKILL).unwrap();
     let t0 = Instant::now();
@@ -369,24 +374,29 @@ fn a_leader_killed_mid_reconcile_is_replaced_and_nothing_is_written_twice(w: &Wo
         })
         .unwrap();
     w.api
-        .wait("jumbo in the MachineConfig", || {
-            w.api.policy_file("jumbo").is_some()
+        .wait("more-routes in the MachineConfig", || {
+            w.api.policy_file("more-routes").is_some()
         })
         .unwrap();
     eprintln!(
         "{leader} killed: the other replica wrote the MachineConfig {:.1} s later",
         t0.elapsed().as_secs_f64()
     );
-    w.wait_policy("jumbo", "Progressing", |_| true);
+    w.wait_policy("more-routes", "Progressing", |_| true);
     assert_eq!(
         w.api.kube.server.writes("machineconfigs"),
         writes + 1,
         "the MachineConfig written once"
     );
-    w.roll_out_to_all("jumbo");
+    w.roll_out_to_all("more-routes");
     for n in 1..=3 {
-        let link = w.node(n).node.ns.ip(&["link", "show", "storage"]).unwrap();
-        assert!(link.contains("mtu 1450"), "node{n}: {link}");
+        let routes = w
+            .node(n)
+            .node
+            .ns
+            .ip(&["route", "show", SECOND_ROUTE])
+            .unwrap();
+        assert!(routes.contains("via 198.51.100.1"), "node{n}: {routes}");
     }
 }
 
@@ -399,8 +409,13 @@ fn a_rebooted_node_gets_its_policies_back(mut w: World) {
         back_on_br_ex(node, n).is_some(),
         "node{n}: br-ex after the reboot"
     );
-    let link = node.node.ns.ip(&["link", "show", "storage"]).unwrap();
-    assert!(link.contains("mtu 1450"), "node{n}: {link}");
+    for route in [FIXED_ROUTE, SECOND_ROUTE] {
+        let shown = node.node.ns.ip(&["route", "show", route]).unwrap();
+        assert!(
+            shown.contains("via 198.51.100.1"),
+            "node{n}: {route}: {shown}"
+        );
+    }
     w.answers(n, "storage", PEER_V4).unwrap();
     w.answers(n, "storage", &w.peer.link_local().unwrap())
         .unwrap();

@@ -22,6 +22,7 @@ pub mod node;
 pub mod node_boot;
 pub mod nspawn;
 pub mod ovs;
+pub mod per_host;
 pub mod ping;
 pub mod process;
 pub mod real_kernel;

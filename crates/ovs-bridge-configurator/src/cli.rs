@@ -75,7 +75,8 @@ pub enum Command {
         node_network_state: bool,
     },
     /// What `apply-live FILE` (or `-` for stdin) would change: the part of the desired state
-    /// that differs from the node's network now, as NMState YAML; changes nothing.
+    /// that differs from the node's network now, as NMState YAML, and (on stderr) whether the
+    /// engine applies it or which part of it nmstate's apply takes; changes nothing.
     Diff {
         #[command(flatten)]
         settings: SettingsArgs,

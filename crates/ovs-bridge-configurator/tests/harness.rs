@@ -8,7 +8,10 @@ use std::time::{Duration, Instant};
 use integration::apiserver::{self, FakeApiServer};
 use integration::network_manager::normalized_keyfile;
 use integration::nncp::{DEAD_DEFAULT_ROUTE, policy};
-use integration::node::{NMSTATE_BR_EX, Node, ROUTER, Upstream, ZONE, node_address};
+use integration::node::{
+    NMSTATE_BR_EX, Node, ROUTER, ROUTER6, Upstream, ZONE, node_address, node_address6,
+};
+use integration::per_host::{self, PerHost};
 use integration::ping::Pinger;
 use integration::process::wait_for;
 use integration::require_root;
@@ -197,6 +200,16 @@ fn keyfile(c: &Case, id: &str) -> String {
     let f = c.node.view.run_dir().join(format!(
         "NetworkManager/system-connections/{id}.nmconnection"
     ));
+    fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()))
+}
+
+/// Profile `id`'s keyfile under the node's /etc (a profile that outlives a reboot).
+fn stored_keyfile(c: &Case, id: &str) -> String {
+    let f = c
+        .node
+        .view
+        .nm_connections()
+        .join(format!("{id}.nmconnection"));
     fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()))
 }
 
@@ -903,6 +916,137 @@ fn declarative_nmstate_file_builds_br_ex_and_is_recorded() {
         "{}",
         log(&o)
     );
+}
+
+/// What `diff` says would apply `yaml` on `c`'s node: the engine, or nmstate's apply for a part.
+fn coverage(c: &Case, name: &str, yaml: &str) -> String {
+    let file = c.node.dir().join(format!("{name}.yml"));
+    fs::write(&file, yaml).unwrap();
+    let o = c.run(&["diff", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{name}: {}", log(&o));
+    let said = String::from_utf8_lossy(&o.stderr);
+    said.lines()
+        .find_map(|l| l.strip_prefix(&format!("{}: ", file.display())))
+        .filter(|l| l.contains("engine"))
+        .unwrap_or_else(|| panic!("{name}: no coverage line in {said}"))
+        .to_owned()
+}
+
+/// The per-host file's day-1 shapes this node can hold (a NIC; the bond and VLAN shapes are the
+/// real-kernel tier's), each with whether the engine applies it or which part nmstate's apply
+/// takes: the list the engine's coverage is held to. Then the design's example, dual stack,
+/// applied at boot: through the engine, DNS in br-ex's profile where NetworkManager uses it,
+/// read back by `show`, and the second NIC left as it was.
+#[test]
+fn the_per_host_files_day1_shapes_go_through_the_engine_and_leave_a_second_nic_alone() {
+    if !require_root("the_per_host_files_day1_shapes_go_through_the_engine") {
+        return;
+    }
+    let c = Case::new(true);
+    c.write_primary_ip();
+    let _up2 = add_second_nic(&c);
+    let (ip, router) = (node_address(1), ROUTER);
+    let example = PerHost::example(per_host::nic("ens3"), "ens3", &ip, router);
+    let dual = example
+        .clone()
+        .dual_stack(&node_address6(1), ROUTER6)
+        .dns(&[router, ROUTER6], &["example.test"]);
+    let engine = "the engine applies it itself";
+    let shapes = [
+        ("example", example.yaml(), engine),
+        ("dual-stack", dual.yaml(), engine),
+        (
+            "dhcp-and-a-route",
+            PerHost::new(per_host::nic("ens3"), "ens3", &ip, router)
+                .dhcp()
+                .route("203.0.113.0/24", router)
+                .yaml(),
+            engine,
+        ),
+        (
+            // NetworkManager would use DHCP's servers beside the file's; nmstate's global DNS
+            // uses the file's alone.
+            "dhcp-and-dns",
+            example.clone().dhcp().yaml(),
+            "dns-resolver's ipv4 servers without an interface of the state with static ipv4",
+        ),
+        (
+            "new-bond",
+            PerHost::example(per_host::lacp_bond(["ens3", "ens4"]), "bond0", &ip, router).yaml(),
+            "new interface bond0's `link-aggregation`",
+        ),
+        (
+            "link-local-dns",
+            dual.clone().dns(&["fe80::1%br-ex"], &[]).yaml(),
+            "dns-resolver's server fe80::1%br-ex",
+        ),
+        (
+            "bridge-options",
+            example
+                .yaml()
+                .replace("  bridge:\n", "  bridge:\n    options:\n      stp: true\n"),
+            "new OVS bridge br-ex's `bridge.options`",
+        ),
+    ];
+    for (name, yaml, want) in &shapes {
+        let said = coverage(&c, name, yaml);
+        assert!(said.contains(want), "{name}: {said}\n{yaml}");
+    }
+
+    let ens4_before = stored_keyfile(&c, "ens4");
+    let dir = c.etc.join("nmstate/openshift");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("cluster.yml"), dual.yaml()).unwrap();
+    let o = c.run(&["apply"]);
+    assert!(o.status.success(), "{}", c.context(&o));
+    let said = log(&o);
+    assert!(
+        said.contains("br-ex-br added and activated with its ports")
+            && said.contains("DNS in place")
+            && !said.contains("applying through nmstate"),
+        "{said}"
+    );
+    assert!(wait_for(Duration::from_secs(5), || c.ready()), "{said}");
+    let v6 = c
+        .node
+        .ns
+        .ip(&["-6", "-br", "addr", "show", "dev", "br-ex"])
+        .unwrap();
+    assert!(v6.contains(&format!("{}/64", node_address6(1))), "{v6}");
+    let used = c
+        .node
+        .nm
+        .nmcli(&["-g", "IP4.DNS,IP6.DNS", "device", "show", "br-ex"])
+        .unwrap()
+        .replace("\\:", ":");
+    assert!(used.contains(router) && used.contains(ROUTER6), "{used}");
+    let br_ex = stored_keyfile(&c, "br-ex-if");
+    for line in [
+        format!("dns={router};"),
+        "dns-search=example.test;".to_owned(),
+        "dns-priority=40".to_owned(),
+        format!("dns={ROUTER6};"),
+        "dns-priority=50".to_owned(),
+    ] {
+        assert!(br_ex.contains(&line), "{line} in\n{br_ex}");
+    }
+    let shown = String::from_utf8_lossy(&c.run(&["show"]).stdout).into_owned();
+    let config = &shown[shown.find("  config:").unwrap_or(0)..];
+    assert!(
+        config.contains(router) && config.contains("example.test"),
+        "{shown}"
+    );
+    assert_eq!(
+        stored_keyfile(&c, "ens4"),
+        ens4_before,
+        "the second NIC's profile"
+    );
+    let ens4 = c
+        .node
+        .ns
+        .ip(&["-4", "-br", "addr", "show", "dev", "ens4"])
+        .unwrap();
+    assert!(ens4.contains("203.0.113.11/24"), "{ens4}");
 }
 
 /// A per-host file on a node without br-ex whose new bridge does not carry the node IP: the

@@ -4,6 +4,7 @@
 //! benchmark build the same nodes from these.
 
 use super::RealKernelNode;
+use crate::per_host::{self, PerHost};
 
 /// The node IP every topology gives the node.
 pub const NODE_IP: &str = "198.51.100.20";
@@ -264,71 +265,10 @@ pub fn slow_ports(ports: &[u8], delay_ms: u32) -> String {
 
 /// The seeds' per-host NMState shape: br-ex on an 802.3ad bond over `ports`.
 pub fn nmstate_br_ex_on_bond(ports: [&str; 2]) -> String {
-    let [a, b] = ports;
-    format!(
-        "interfaces:
-- name: bond0
-  type: bond
-  state: up
-  link-aggregation:
-    mode: 802.3ad
-    options:
-      miimon: 100
-      lacp_rate: fast
-    port:
-    - {a}
-    - {b}
-  ipv4:
-    enabled: false
-  ipv6:
-    enabled: false
-{}",
-        br_ex_over("bond0")
-    )
+    PerHost::new(per_host::lacp_bond(ports), "bond0", NODE_IP, GATEWAY).yaml()
 }
 
 /// The same shape with br-ex on the NIC `nic` (the harness's `NMSTATE_BR_EX`).
 pub fn nmstate_br_ex_on_nic(nic: &str) -> String {
-    format!(
-        "interfaces:
-- name: {nic}
-  type: ethernet
-  state: up
-  ipv4:
-    enabled: false
-  ipv6:
-    enabled: false
-{}",
-        br_ex_over(nic)
-    )
-}
-
-/// br-ex over `port` with the node IP and the default route, as the per-host files end.
-fn br_ex_over(port: &str) -> String {
-    format!(
-        "- name: br-ex
-  type: ovs-bridge
-  state: up
-  bridge:
-    port:
-    - name: {port}
-    - name: br-ex
-- name: br-ex
-  type: ovs-interface
-  state: up
-  ipv4:
-    enabled: true
-    dhcp: false
-    address:
-    - ip: {NODE_IP}
-      prefix-length: 24
-  ipv6:
-    enabled: false
-routes:
-  config:
-  - destination: 0.0.0.0/0
-    next-hop-address: {GATEWAY}
-    next-hop-interface: br-ex
-"
-    )
+    PerHost::new(per_host::nic(nic), nic, NODE_IP, GATEWAY).yaml()
 }

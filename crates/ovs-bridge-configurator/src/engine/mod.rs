@@ -16,6 +16,7 @@ pub mod change;
 pub mod checkpoint;
 pub mod desired;
 pub mod detach;
+pub mod dns;
 pub mod guard;
 pub mod in_kernel;
 pub mod kernel_kinds;

@@ -28,6 +28,7 @@ use serde_json::Value as Json;
 use zbus::zvariant::OwnedObjectPath;
 
 use crate::engine::change::{ChangeFailed, Failed, Lasting, Renegotiating, within};
+use crate::engine::dns::{self, FamilyDns};
 use crate::engine::in_kernel;
 use crate::engine::plan_ports::{
     existing_bridges_port_changes, implied_moves, kept_ports, new_ports, ports_known, ports_moved,
@@ -107,6 +108,8 @@ pub struct Plan {
     pub orphans: Vec<(String, String)>,
     /// The stored profiles of OVS ports that new ports of a bridge already have, by interface.
     pub kept_ports: Vec<(String, OwnedObjectPath, Settings)>,
+    /// The node's static DNS, written into its holders' profiles (verified in NetworkManager).
+    pub dns: Vec<FamilyDns>,
 }
 
 /// The running configuration as nmstate reads it (no dynamic addresses or routes: not the
@@ -191,9 +194,17 @@ async fn plan_or_stop(nm: &Nm, desired: &NetworkState, lasting: Lasting) -> Resu
     let mut changes = profile_change::changes(&diff, &asked, &running, &new)?;
     implied_moves(&bridges, &mut changes, &running, is_device)?;
     ports_moved(&bridges, &changes, is_device)?;
+    let dns = dns::placement(&diff, &asked, &running)?;
+    dns::others_hold_none(nm, &devices, &dns)
+        .await
+        .map_err(nm_failed)??;
     let (mut rewrites, orphans) =
         detachments(nm, &devices, &stored, &bridges, &running, lasting).await?;
-    rewrites.extend(rewrites_of(nm, &devices, &changes, &mut creates, &running).await?);
+    let edits = Edits {
+        changes: &changes,
+        dns: &dns,
+    };
+    rewrites.extend(rewrites_of(nm, &devices, edits, &mut creates, &running).await?);
     let creates = creates
         .into_iter()
         .map(|(settings, change)| Create {
@@ -208,6 +219,7 @@ async fn plan_or_stop(nm: &Nm, desired: &NetworkState, lasting: Lasting) -> Resu
         bridges,
         orphans,
         kept_ports,
+        dns,
     })
 }
 
@@ -308,24 +320,54 @@ async fn detachments(
     Ok((rewrites, orphans))
 }
 
-/// The rewrites of the profiles `changes` changes. A change to a new interface (routes through
-/// it) is written into its new profile in `creates` instead.
+/// What the plan writes into the profiles of the interfaces it keeps or adds: their changes and
+/// the node's DNS.
+#[derive(Clone, Copy)]
+struct Edits<'a> {
+    changes: &'a [IfaceChange],
+    dns: &'a [FamilyDns],
+}
+
+impl<'a> Edits<'a> {
+    /// The DNS settings the profile of `name` holds.
+    fn dns_of(self, name: &str) -> Vec<&'a FamilyDns> {
+        self.dns.iter().filter(|d| d.iface == name).collect()
+    }
+
+    /// Every change, and an empty one for each DNS holder no change names.
+    fn with_dns_holders(self) -> Vec<IfaceChange> {
+        let mut all = self.changes.to_vec();
+        for d in self.dns {
+            if !all.iter().any(|c| c.name == d.iface) {
+                all.push(IfaceChange::new(&d.iface));
+            }
+        }
+        all
+    }
+}
+
+/// The rewrites of the profiles `edits` changes. A change to a new interface (routes through
+/// it, DNS it holds) is written into its new profile in `creates` instead.
 async fn rewrites_of(
     nm: &Nm,
     devices: &[crate::nm::Device],
-    changes: &[IfaceChange],
+    edits: Edits<'_>,
     creates: &mut [(Settings, IfaceChange)],
     running: &State,
 ) -> Result<Vec<Rewrite>, Stop> {
     let mut rewrites = Vec::new();
-    for change in changes {
+    for change in edits.with_dns_holders() {
+        let dns = edits.dns_of(&change.name);
         if let Some((settings, created)) = creates.iter_mut().find(|(_, c)| c.name == change.name) {
-            created.routes4.clone_from(&change.routes4);
-            created.routes6.clone_from(&change.routes6);
-            profile_change::apply_to(settings, created)?;
+            if change.routes4.is_some() || change.routes6.is_some() {
+                created.routes4.clone_from(&change.routes4);
+                created.routes6.clone_from(&change.routes6);
+                profile_change::apply_to(settings, created)?;
+            }
+            dns.iter().for_each(|d| dns::write(settings, d));
             continue;
         }
-        rewrites.extend(rewrite(nm, devices, change, running).await?);
+        rewrites.extend(rewrite(nm, devices, &change, &dns, running).await?);
     }
     Ok(rewrites)
 }
@@ -348,7 +390,7 @@ async fn detach(
         detached: true,
         ..IfaceChange::new(name)
     };
-    let Some(r) = rewrite(nm, devices, &change, running).await? else {
+    let Some(r) = rewrite(nm, devices, &change, &[], running).await? else {
         return Err(Uncovered(format!("{name}'s profile, already detached")).into());
     };
     let master = Connection::of(&r.old).master.unwrap_or_default();
@@ -431,12 +473,13 @@ fn kernel_ipv6(iface: &str) -> bool {
         .is_ok_and(|v| v.trim() == "0")
 }
 
-/// The profile active on `change`'s interface with `change` written in (None: it already says
-/// so).
+/// The profile active on `change`'s interface with `change` and the DNS it holds (`dns`)
+/// written in (None: it already says so).
 async fn rewrite(
     nm: &Nm,
     devices: &[crate::nm::Device],
     change: &IfaceChange,
+    dns: &[&FamilyDns],
     running: &State,
 ) -> Result<Option<Rewrite>, Stop> {
     let name = &change.name;
@@ -455,6 +498,7 @@ async fn rewrite(
     }
     let mut new = profile::clone_settings(&old);
     profile_change::apply_to(&mut new, change)?;
+    dns.iter().for_each(|d| dns::write(&mut new, d));
     dns_stays(&old, &new, name)?;
     Ok((new != old).then(|| Rewrite {
         iface: name.clone(),
@@ -544,7 +588,7 @@ where
     let mut added = Vec::new();
     let change = async {
         let renegotiating = write_and_activate(nm, &plan, store, &mut written, &mut added).await?;
-        verify(desired, &plan).await?;
+        verify(nm, desired, &plan).await?;
         Ok(renegotiating)
     };
     let outcome = match within(deadline, change).await {
@@ -562,8 +606,8 @@ where
 }
 
 /// Verifies the written `plan`: in the kernel where every change says what the kernel shows,
-/// else `desired` with nmstate's `gen_diff`.
-async fn verify(desired: &NetworkState, plan: &Plan) -> Result<(), ChangeFailed> {
+/// else `desired` with nmstate's `gen_diff`; its DNS in NetworkManager's DNS configuration.
+async fn verify(nm: &Nm, desired: &NetworkState, plan: &Plan) -> Result<(), ChangeFailed> {
     let in_kernel: Option<Vec<&in_kernel::Expected>> = plan
         .rewrites
         .iter()
@@ -571,9 +615,31 @@ async fn verify(desired: &NetworkState, plan: &Plan) -> Result<(), ChangeFailed>
         .chain(plan.creates.iter().map(|c| c.expected.as_ref()))
         .collect();
     match in_kernel {
-        Some(expected) => verify_in_kernel(&expected).await,
-        None => verify_with_nmstate(desired).await,
+        Some(expected) => verify_in_kernel(&expected).await?,
+        None => verify_with_nmstate(desired).await?,
     }
+    verify_dns(nm, &plan.dns).await
+}
+
+/// Waits until NetworkManager uses every name server of `placed` on its holder, reading its DNS
+/// configuration every [`VERIFY_EVERY`] within [`VERIFY_BOUND`].
+async fn verify_dns(nm: &Nm, placed: &[FamilyDns]) -> Result<(), ChangeFailed> {
+    let start = Instant::now();
+    while !placed.is_empty() {
+        let entries = nm.dns_entries().await.map_err(nm_failed)?;
+        let Some(left) = dns::not_in_place(placed, &entries) else {
+            tracing::info!("DNS in place in {:.2}s", start.elapsed().as_secs_f64());
+            break;
+        };
+        if start.elapsed() >= VERIFY_BOUND {
+            return Err(ChangeFailed::Verify(format!(
+                "not in place {}s after it was written: {left}",
+                VERIFY_BOUND.as_secs()
+            )));
+        }
+        tokio::time::sleep(VERIFY_EVERY).await;
+    }
+    Ok(())
 }
 
 /// Undoes a change that did not stay: the profiles `added` deleted and those `written` put back,

@@ -1,6 +1,7 @@
 //! The NetworkManager D-Bus calls the configurator needs: profiles (read, add in memory,
 //! update, delete), devices, activation with state waits driven by signals, checkpoints.
 
+pub mod dns;
 pub mod keep_alive;
 pub mod profile;
 pub mod setting;

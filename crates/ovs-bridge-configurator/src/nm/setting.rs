@@ -334,6 +334,7 @@ setting! {
         dns_search / DnsSearch: Vec<String> = "dns-search",
         dns_data / DnsData: Vec<String> = "dns-data",
         dns_options / DnsOptions: Vec<String> = "dns-options",
+        dns_priority / DnsPriority: i32 = "dns-priority",
         ignore_auto_dns / IgnoreAutoDns: bool = "ignore-auto-dns",
         ignore_auto_routes / IgnoreAutoRoutes: bool = "ignore-auto-routes",
         never_default / NeverDefault: bool = "never-default",

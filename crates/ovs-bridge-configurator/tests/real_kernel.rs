@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use integration::network_manager::normalized_keyfile;
 use integration::nncp::DEAD_DEFAULT_ROUTE;
+use integration::per_host::{self, PerHost};
 use integration::real_kernel::uplink::{
     AWAIT_GATEWAY, Conversion, GATEWAY, NODE_IP, Uplink, VLAN, bond_profiles, nmstate_br_ex_on_bond,
 };
@@ -650,6 +651,143 @@ fn configure_ovs_and_apply_make_the_same_profiles_for_a_vlan_on_an_lacp_bond() {
     if real_kernel::require("configure_ovs_and_apply_make_the_same_profiles_for_a_vlan") {
         configure_ovs_and_apply_make_the_same_profiles(Uplink::VlanOnLacp, "vlan-on-lacp");
     }
+}
+
+/// What `diff` says of `yaml` on `node`: the engine applies it, or which part nmstate's takes.
+fn coverage(node: &mut RealKernelNode, yaml: &str) -> String {
+    let out = node
+        .sh(&format!(
+            "cat > /run/x/shape.yml <<'YAML'\n{yaml}YAML
+             {BIN} diff /run/x/shape.yml 2>&1 >/dev/null | grep '^/run/x/shape.yml: '"
+        ))
+        .unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+    out.trim().to_owned()
+}
+
+const ENGINE: &str = "/run/x/shape.yml: the engine applies it itself";
+
+/// nmstate's profiles for per-host file `yaml` on a fresh node with `uplink`, recorded
+/// (`tests/expected/nmstate/NAME.keyfiles`): with `NMSTATECTL` (nmstatectl as published, at the
+/// version Cargo.lock pins the library to: `cargo install --locked nmstatectl --version <v>`),
+/// `nmstatectl apply` of the file on a fresh node, which must match the record (written anew
+/// with `UPDATE_EXPECTED=1`); without it (CI), the record.
+fn nmstate_profiles(uplink: Uplink, yaml: &str, name: &str) -> BTreeMap<String, String> {
+    let record = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/expected/nmstate")
+        .join(format!("{name}.keyfiles"));
+    let Ok(nmstatectl) = std::env::var("NMSTATECTL") else {
+        eprintln!(
+            "NMSTATECTL not set: nmstate's profiles from {}",
+            record.display()
+        );
+        let text = std::fs::read_to_string(&record)
+            .unwrap_or_else(|e| panic!("{}: {e}", record.display()));
+        return from_record(&text);
+    };
+    let mut node = node_with(uplink);
+    let run = node
+        .run(
+            &format!(
+                "cat > /run/x/nmstate.yml <<'YAML'\n{yaml}YAML
+                 {nmstatectl} apply /run/x/nmstate.yml > /run/x/nmstatectl.log 2>&1"
+            ),
+            Duration::from_secs(300),
+        )
+        .unwrap();
+    assert_eq!(run.status, 0, "{}", node.file("nmstatectl.log"));
+    let theirs = profiles_on_disk(&mut node);
+    if std::env::var("UPDATE_EXPECTED").as_deref() == Ok("1") {
+        std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+        std::fs::write(&record, to_record(&theirs)).unwrap();
+    }
+    let text = std::fs::read_to_string(&record).unwrap_or_default();
+    assert_eq!(
+        from_record(&text),
+        theirs,
+        "nmstatectl no longer makes the recorded profiles ({}): regenerate with \
+         NMSTATECTL=<nmstatectl> UPDATE_EXPECTED=1 cargo test -p ovs-bridge-configurator \
+         --test real_kernel the_per_host_example",
+        record.display()
+    );
+    theirs
+}
+
+/// The per-host file's shapes on an 802.3ad bond and on a VLAN of it (the harness's kernel has
+/// no bonding; its test holds the NIC shapes): `diff` says the engine applies each. The design's
+/// example on the VLAN of the bond, and on the bond, applied at boot: through the engine, DNS and
+/// all, the gateway answering through br-ex; on the bond, the profiles on disk are the ones
+/// nmstate writes for the same file, key for key (its global DNS aside, which is not a profile:
+/// see the engine's `dns` module).
+#[test]
+fn the_per_host_example_on_a_bond_goes_through_the_engine_with_nmstates_profiles() {
+    if !real_kernel::require("the_per_host_example_on_a_bond_goes_through_the_engine") {
+        return;
+    }
+    let bond = || per_host::lacp_bond(["e0", "e1"]);
+    let on_vlan = format!("bond0.{VLAN}");
+    let vlan_file = PerHost::example(
+        bond() + &per_host::vlan("bond0", VLAN),
+        &on_vlan,
+        NODE_IP,
+        GATEWAY,
+    );
+    let mut node = node_with(Uplink::VlanOnLacp);
+    assert_eq!(coverage(&mut node, &vlan_file.yaml()), ENGINE);
+    let (status, log) = apply_nmstate(&mut node, &vlan_file.yaml());
+    assert_eq!(status, 0, "{log}");
+    assert_through_the_engine(&log);
+    drop(node);
+
+    let example = PerHost::example(bond(), "bond0", NODE_IP, GATEWAY);
+    let mut node = node_with(Uplink::Lacp);
+    for shape in [
+        example.clone(),
+        example
+            .clone()
+            .dual_stack("2001:db8:1::20", "2001:db8:1::1"),
+        PerHost::new(bond(), "bond0", NODE_IP, GATEWAY)
+            .dhcp()
+            .route("203.0.113.0/24", GATEWAY),
+    ] {
+        assert_eq!(
+            coverage(&mut node, &shape.yaml()),
+            ENGINE,
+            "{}",
+            shape.yaml()
+        );
+    }
+    let (status, log) = apply_nmstate(&mut node, &example.yaml());
+    assert_eq!(status, 0, "{log}");
+    assert_through_the_engine(&log);
+    let dns = node.sh("nmcli -g IP4.DNS device show br-ex").unwrap();
+    assert_eq!(dns.trim(), GATEWAY, "the name server NetworkManager uses");
+    let ours = profiles_on_disk(&mut node);
+    drop(node);
+    let theirs = nmstate_profiles(Uplink::Lacp, &example.yaml(), "example-on-lacp");
+    let names = |m: &BTreeMap<String, String>| m.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(
+        names(&ours),
+        names(&theirs),
+        "the same profiles, in the same places"
+    );
+    let differ: Vec<String> = theirs
+        .iter()
+        .filter(|(key, want)| ours[*key] != **want)
+        .map(|(key, want)| format!("{key}: ours\n{}\nnmstate's\n{want}", ours[key]))
+        .collect();
+    assert!(differ.is_empty(), "{}", differ.join("\n\n"));
+}
+
+/// The log of a per-host file's apply that the engine made: the new bridge, its DNS, and no
+/// part handed to nmstate.
+fn assert_through_the_engine(log: &str) {
+    assert!(
+        log.contains("br-ex-br added and activated with its ports")
+            && log.contains("DNS in place")
+            && log.contains("gateway 198.51.100.1 answers through br-ex")
+            && !log.contains("applying through nmstate"),
+        "{log}"
+    );
 }
 
 /// `apply-live` of `yaml` in the guest, with `then` (shell) run in the same script once it

@@ -15,7 +15,7 @@ use std::net::IpAddr;
 use serde::Deserialize;
 use serde_json::{Map, Value as Json};
 
-use crate::engine::state::{IpConfig, RouteEntry, State};
+use crate::engine::state::{Iface, IpConfig, RouteEntry, State, VlanConfig};
 use crate::nm::profile::Settings;
 use crate::nm::setting::{
     AddressData, Connection, ConnectionKey, Ethernet, Family, Ip, IpKey, OvsInterface, RouteData,
@@ -101,10 +101,7 @@ pub fn changes(
 
 /// The change one interface of the diff makes to the interface of `running` it names: its MTU,
 /// its IP sections merged with the running ones, the OVS bridge it moves under.
-fn iface_change(
-    iface: &crate::engine::state::Iface,
-    running: &State,
-) -> Result<IfaceChange, Uncovered> {
+fn iface_change(iface: &Iface, running: &State) -> Result<IfaceChange, Uncovered> {
     let name = iface.name.as_str();
     let Some(now) = running
         .interfaces
@@ -113,7 +110,11 @@ fn iface_change(
     else {
         return Err(Uncovered(format!("new interface {name}")));
     };
-    if let Some(key) = unknown_key(iface.keys(), IFACE_KEYS) {
+    // nmstate's diff lists a VLAN's `vlan` section with the rest of a changed VLAN: nothing to
+    // write when every key it gives is the running one's.
+    let same_vlan = iface.vlan.as_ref().is_some_and(|v| vlan_in_place(v, now));
+    let keys = iface.keys().filter(|k| !(same_vlan && *k == "vlan"));
+    if let Some(key) = unknown_key(keys, IFACE_KEYS) {
         return Err(Uncovered(format!("{name}'s `{key}`")));
     }
     if iface.not_up() {
@@ -136,6 +137,22 @@ fn iface_change(
         change.controller = Some(c.clone());
     }
     Ok(change)
+}
+
+/// Whether every key of `desired` (a `vlan` section) is `running`'s.
+fn vlan_in_place(desired: &VlanConfig, running: &Iface) -> bool {
+    let Some(now) = &running.vlan else {
+        return false;
+    };
+    desired
+        .base_iface
+        .as_ref()
+        .is_none_or(|b| now.base_iface.as_ref() == Some(b))
+        && desired.id.is_none_or(|id| now.id == Some(id))
+        && desired
+            .other
+            .iter()
+            .all(|(k, v)| now.other.get(k) == Some(v))
 }
 
 /// The routes of the diff that change something, by the interface they go through (one that

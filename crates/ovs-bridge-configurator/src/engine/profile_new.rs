@@ -13,7 +13,7 @@ use crate::engine::profile_change::{
 };
 use crate::engine::state::{Iface, IpConfig};
 use crate::nm::profile::Settings;
-use crate::nm::setting::{Connection, Family, OvsInterface, Setting, Vlan};
+use crate::nm::setting::{Connection, Family, Ip, OvsInterface, Setting, Vlan};
 
 /// The keys of a new interface this module writes.
 const NEW_IFACE_KEYS: &[&str] = &["name", "type", "state", "mtu", "vlan", "ipv4", "ipv6"];
@@ -61,7 +61,33 @@ pub fn new_profile(
     }
     let change = new_iface_change(desired, running, name)?;
     apply_to(&mut s, &change)?;
+    if running.is_none() {
+        write_nmstate_ip_defaults(&mut s);
+        Ip {
+            addr_gen_mode: Some(ADDR_GEN_MODE_EUI64),
+            ..Ip::default()
+        }
+        .write(&mut s, Family::V6);
+    }
     Ok((s, change))
+}
+
+/// NetworkManager's `addr-gen-mode` EUI-64: nmstate's for a new interface's IPv6 section where
+/// the state names none.
+const ADDR_GEN_MODE_EUI64: i32 = 0;
+
+/// The `dhcp-timeout` nmstate writes into every IP section of a profile it writes: forever, so
+/// that NetworkManager never gives up on an interface the state wants up.
+pub fn write_nmstate_ip_defaults(s: &mut Settings) {
+    for family in [Family::V4, Family::V6] {
+        if s.contains_key(family.section()) {
+            Ip {
+                dhcp_timeout: Some(i32::MAX),
+                ..Ip::default()
+            }
+            .write(s, family);
+        }
+    }
 }
 
 /// The NetworkManager profile type for `desired` (interface `name`): a new VLAN, a new OVS

@@ -10,7 +10,7 @@
 //! Bridge options, port options (VLAN tags, OVS bonds) and patch or DPDK ports are nmstate's.
 
 use crate::engine::profile_change::{Uncovered, unknown_key};
-use crate::engine::profile_new::connection;
+use crate::engine::profile_new::{connection, write_nmstate_ip_defaults};
 use crate::engine::state::{BridgePort, Iface};
 use crate::nm::profile::Settings;
 use crate::nm::setting::{Connection, Family, Ip, Setting};
@@ -46,6 +46,7 @@ pub fn new_bridge(desired: &Iface) -> Result<BridgeChange, Uncovered> {
     };
     no_ip.write(&mut bridge, Family::V4);
     no_ip.write(&mut bridge, Family::V6);
+    write_nmstate_ip_defaults(&mut bridge);
     let mut profiles = vec![bridge];
     profiles.extend(ports.iter().map(|p| port(name, p)));
     Ok(BridgeChange {

@@ -342,6 +342,7 @@ setting! {
         dhcp_client_id / DhcpClientId: String = "dhcp-client-id",
         dhcp_duid / DhcpDuid: String = "dhcp-duid",
         addr_gen_mode / AddrGenMode: i32 = "addr-gen-mode",
+        dhcp_timeout / DhcpTimeout: i32 = "dhcp-timeout",
     }
     only removed {
         /// The deprecated form NetworkManager still sends beside `address-data`; it wins over

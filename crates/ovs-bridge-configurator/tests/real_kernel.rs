@@ -297,6 +297,7 @@ fn apply_nmstate(node: &mut RealKernelNode, yaml: &str) -> (i32, String) {
     );
     // A bound on a hung guest, not a measurement.
     let run = node.run(&script, Duration::from_secs(300)).unwrap();
+    eprintln!("--- apply-nmstate\n{}", run.output);
     (run.status, run.output)
 }
 

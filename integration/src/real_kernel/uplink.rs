@@ -268,7 +268,3 @@ pub fn nmstate_br_ex_on_bond(ports: [&str; 2]) -> String {
     PerHost::new(per_host::lacp_bond(ports), "bond0", NODE_IP, GATEWAY).yaml()
 }
 
-/// The same shape with br-ex on the NIC `nic` (the harness's `NMSTATE_BR_EX`).
-pub fn nmstate_br_ex_on_nic(nic: &str) -> String {
-    PerHost::new(per_host::nic(nic), nic, NODE_IP, GATEWAY).yaml()
-}

@@ -38,6 +38,10 @@ set -x
 # The node's name where a node keeps it (the host's own /etc/hostname is under the overlay).
 echo "${NODE_NAME:-node}" >/etc/hostname
 hostname "${NODE_NAME:-node}"
+# The node's resolver configuration is its own (none until something writes one): the host's
+# names a resolver the guest cannot reach, whose silence every change's nameserver probe would
+# wait out before changing anything.
+[ -e /run/x/persist.tar ] || : >/etc/resolv.conf
 mkdir -p /var/lib/NetworkManager /etc/NetworkManager/system-connections /etc/NetworkManager/conf.d \
     /var/lib/openvswitch /etc/openvswitch /var/log/openvswitch /run/dbus /run/openvswitch
 if [ ! -e /run/x/persist.tar ]; then # the host's own configuration is not the node's

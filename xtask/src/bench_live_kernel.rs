@@ -17,11 +17,9 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use integration::nncp::DEAD_DEFAULT_ROUTE;
-use integration::real_kernel::RealKernelNode;
-use integration::real_kernel::uplink::{
-    self, AWAIT_GATEWAY, GATEWAY, NODE_IP, Uplink,
-};
 use integration::per_host::{self, PerHost};
+use integration::real_kernel::RealKernelNode;
+use integration::real_kernel::uplink::{self, AWAIT_GATEWAY, GATEWAY, NODE_IP, Uplink};
 
 use crate::util::{cargo, release_binary, root};
 
@@ -272,7 +270,9 @@ fn boot_file(command: &str, uplink: Uplink) -> anyhow::Result<(f64, f64)> {
     node.sh(&uplink.node()).map_err(anyhow::Error::msg)?;
     // The design's example: br-ex with the node IP, its default route and a name server.
     let yaml = match uplink {
-        Uplink::Lacp => PerHost::example(per_host::lacp_bond(["e0", "e1"]), "bond0", NODE_IP, GATEWAY),
+        Uplink::Lacp => {
+            PerHost::example(per_host::lacp_bond(["e0", "e1"]), "bond0", NODE_IP, GATEWAY)
+        }
         _ => {
             let nic = uplink.device();
             PerHost::example(per_host::nic(&nic), &nic, NODE_IP, GATEWAY)

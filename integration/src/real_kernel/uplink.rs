@@ -267,4 +267,3 @@ pub fn slow_ports(ports: &[u8], delay_ms: u32) -> String {
 pub fn nmstate_br_ex_on_bond(ports: [&str; 2]) -> String {
     PerHost::new(per_host::lacp_bond(ports), "bond0", NODE_IP, GATEWAY).yaml()
 }
-

@@ -670,6 +670,39 @@ routes:
     }
 
     #[test]
+    fn a_vlans_own_section_as_it_runs_is_nothing_to_write_and_a_new_id_is_named() {
+        let vlan = |id: u64, protocol: Option<&str>| Iface {
+            name: "bond0.100".into(),
+            kind: Some("vlan".into()),
+            vlan: Some(VlanConfig {
+                base_iface: Some("bond0".into()),
+                id: Some(id),
+                other: protocol
+                    .map(|p| Map::from_iter([("protocol".to_owned(), Json::from(p))]))
+                    .unwrap_or_default(),
+            }),
+            ..Iface::default()
+        };
+        let running = State {
+            interfaces: vec![vlan(100, Some("802.1q"))],
+            ..State::default()
+        };
+        let desired = |v: Iface| Iface {
+            mtu: Some(1400),
+            ..v
+        };
+        let c = iface_change(&desired(vlan(100, None)), &running).unwrap();
+        assert_eq!(c.mtu, Some(1400));
+        iface_change(&desired(vlan(100, Some("802.1q"))), &running).unwrap();
+        for other in [vlan(101, None), vlan(100, Some("802.1ad"))] {
+            assert_eq!(
+                iface_change(&desired(other), &running).unwrap_err().0,
+                "bond0.100's `vlan`"
+            );
+        }
+    }
+
+    #[test]
     fn what_the_reapply_does_not_cover_is_named() {
         let new_vlan = "interfaces:\n- name: ens4.100\n  type: vlan\n  state: up\n  vlan:\n    \
                         base-iface: ens4\n    id: 100\n";

@@ -722,13 +722,15 @@ async fn write_and_activate<'p>(
     // A bridge brings its ports up, and they their internal interfaces. Each activation is
     // waited for before the next is asked for: one asked for while the bridge's is still under
     // way can fail. A detached interface comes before the new ones: a new VLAN on it needs it.
+    let earlier = nm.active_connections().await.map_err(nm_failed)?;
+    let earlier: Vec<OwnedObjectPath> = earlier.into_iter().map(|a| a.path).collect();
     for (id, path) in &bridges {
         nm.activate(path, id, ACTIVATION_BOUND)
             .await
             .map_err(nm_failed)?;
         tracing::info!("{id} added and activated with its ports");
     }
-    activate_in_order(nm, plan, moved, &creates).await
+    activate_in_order(nm, plan, (moved, &earlier), &creates).await
 }
 
 /// Adds the profiles of `plan`'s bridges (in `store`), recorded in `added`; the new bridges'
@@ -790,11 +792,12 @@ async fn settle_ovs_ports(nm: &Nm, plan: &Plan, store: Store) -> Result<(), Chan
 }
 
 /// Activates, one after the other, the `moved` interfaces that leave their bridge, the new
-/// interfaces `creates`, then the interfaces that move under a bridge; the bonds re-activated.
+/// interfaces `creates`, then the interfaces that move under a bridge (waiting for those a new
+/// port brought up: an activation not among the `earlier` ones); the bonds re-activated.
 async fn activate_in_order(
     nm: &Nm,
     plan: &Plan,
-    moved: Vec<&Rewrite>,
+    (moved, earlier): (Vec<&Rewrite>, &[OwnedObjectPath]),
     creates: &[(&Create, OwnedObjectPath)],
 ) -> Result<Renegotiating, ChangeFailed> {
     let (detached, moved): (Vec<&Rewrite>, Vec<&Rewrite>) = moved
@@ -820,10 +823,26 @@ async fn activate_in_order(
     let mut renegotiating = Renegotiating::default();
     for (iface, path, settings, what) in steps {
         let id = profile::id(settings);
-        nm.activate(path, &id, ACTIVATION_BOUND)
-            .await
-            .map_err(nm_failed)?;
-        tracing::info!("{iface}: {id} {what}");
+        // An interface moved under a new bridge's port came up with that port: activated once
+        // more, a bond would release and enslave its ports a second time, and LACP start over.
+        let by_bridge = match what == moved_under {
+            true => nm
+                .port_activation(&profile::uuid(settings), earlier)
+                .await
+                .map_err(nm_failed)?,
+            false => None,
+        };
+        match &by_bridge {
+            Some(ac) => nm.wait_active(ac, &id, ACTIVATION_BOUND).await,
+            None => nm.activate(path, &id, ACTIVATION_BOUND).await,
+        }
+        .map_err(nm_failed)?;
+        let how = if by_bridge.is_some() {
+            " (with its port)"
+        } else {
+            ""
+        };
+        tracing::info!("{iface}: {id} {what}{how}");
         if profile::kind(settings) == "bond" {
             renegotiating.0.push(iface.to_owned());
         }

@@ -227,6 +227,9 @@ trait NmActive {
     fn state(&self) -> zbus::Result<u32>;
     #[zbus(property)]
     fn uuid(&self) -> zbus::Result<String>;
+    /// The controller's device (`/`: none); `Master` is the name every version since 1.0 has.
+    #[zbus(property)]
+    fn master(&self) -> zbus::Result<OwnedObjectPath>;
     /// Named apart from the `State` property's own change stream.
     #[zbus(signal, name = "StateChanged")]
     fn activation_state_changed(&self, state: u32, reason: u32) -> zbus::Result<()>;
@@ -683,6 +686,28 @@ impl Nm {
         });
         let out = futures_util::future::try_join_all(reads).await?;
         Ok(out.into_iter().flatten().collect())
+    }
+
+    /// An activation of profile `uuid` as a port of a controller other than those of `earlier`
+    /// (active connections from before), if there is one now: a controller whose ports come up
+    /// with it has started it.
+    pub async fn port_activation(
+        &self,
+        uuid: &str,
+        earlier: &[OwnedObjectPath],
+    ) -> Result<Option<OwnedObjectPath>, NmError> {
+        for a in self.active_connections().await? {
+            let old = earlier.contains(&a.path);
+            if a.uuid != uuid || old || a.state == ActiveState::Deactivating {
+                continue;
+            }
+            let controller = self.active(&a.path).await?.master().await;
+            self.count(1);
+            if controller.is_ok_and(|c| c.as_str() != "/") {
+                return Ok(Some(a.path));
+            }
+        }
+        Ok(None)
     }
 
     /// The UUIDs of the profiles active now (in any state).

@@ -85,6 +85,20 @@ fn a_recorded_demo_run_draws_its_lanes_and_changes_as_svg_and_png() {
         );
     }
 
+    // The policy's roll-out: each node's MCO update on that node's lane.
+    for n in 1..=NODES {
+        let label = format!("(d) policy: committed: node{n} updated");
+        let mark = svg
+            .lines()
+            .find(|l| l.contains(&label))
+            .unwrap_or_else(|| panic!("no mark {label:?}"));
+        assert!(
+            mark.contains("data-outcome=\"done\"")
+                && mark.contains(&format!("node{n} ovs-bridge-configurator\"")),
+            "{mark}"
+        );
+    }
+
     let png = std::fs::read(out.path().join("timeline.png")).unwrap();
     let pixmap = resvg::tiny_skia::Pixmap::decode_png(&png).unwrap();
     assert_eq!(

@@ -111,11 +111,10 @@ fn forwards(ports: &[LacpPort]) -> bool {
 /// Waits, up to `bound`, until each of `bonds` forwards: one of its LACP ports collects and
 /// distributes at both ends (a bond without LACP ports that are up does at once); when that
 /// happened (None: not within `bound`, or it cannot be read). A bond the change re-activated
-/// had all its ports released and enslaved again (NetworkManager's re-activation), and the
-/// bonding driver then holds every port out of collecting and distributing for its aggregator
-/// selection timer, 8 s from the first port's enslavement (`AD_AGGREGATOR_SELECTION_TIMER`,
-/// fixed in the kernel, whatever the partner or `lacp_rate`): nothing crosses such a bond
-/// before, on any Linux node.
+/// had all its ports released and enslaved again, and NetworkManager opens the bond before it
+/// enslaves them: the bonding driver's aggregator selection timer (`AD_AGGREGATOR_SELECTION_TIMER`,
+/// 8 s, whatever the partner or `lacp_rate`) then holds every port out of collecting and
+/// distributing until 8-10 s after the enslavement. Nothing crosses such a bond before.
 pub async fn negotiated(bonds: &[String], bound: Duration) -> Option<Instant> {
     let ports: Vec<Vec<String>> = bonds
         .iter()

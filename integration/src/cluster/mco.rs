@@ -41,6 +41,8 @@ pub struct Update {
     pub node: String,
     pub ok: bool,
     pub log: String,
+    /// When it started, and how long it took.
+    pub started: Instant,
     pub took: Duration,
 }
 
@@ -144,6 +146,7 @@ impl Mco<'_> {
             node: node.name(),
             ok: status.success(),
             log,
+            started: t0,
             took: t0.elapsed(),
         }
     }

@@ -53,6 +53,18 @@ pub struct Step {
     pub to: Instant,
     pub outcome: Outcome,
     pub line: String,
+    /// A step that changed every node (the policy): each node's own part (none: the step ran on
+    /// the changes' node alone).
+    pub nodes: Vec<NodeSpan>,
+}
+
+/// One node's part of a step that changed every node: its MCO update, and how that ended.
+#[derive(Debug)]
+pub struct NodeSpan {
+    pub node: u8,
+    pub from: Instant,
+    pub to: Instant,
+    pub ok: bool,
 }
 
 /// Everything day 2 did, for the summary and the timeline.
@@ -101,6 +113,7 @@ impl Step {
             to,
             outcome,
             line,
+            nodes: Vec::new(),
         }
     }
 }
@@ -187,7 +200,8 @@ fn policy_step(
     let mut order = vec![&c.nodes[usize::from(holder) - 1]];
     order.extend(c.nodes.iter().filter(|n| n.index != holder));
     let from = Instant::now();
-    let result = roll_out_policy(api, order, peer);
+    let mut nodes = Vec::new();
+    let result = roll_out_policy(api, order, peer, &mut nodes);
     let to = Instant::now();
     let (outcome, line) = match result {
         Ok(line) => (
@@ -197,14 +211,19 @@ fn policy_step(
         Err(e) => (Outcome::Failed, format!("FAILED: {e}")),
     };
     say(format!("{title}: {line}"));
-    Step::new(title, "(d) policy", (from, to), outcome, line)
+    Step {
+        nodes,
+        ..Step::new(title, "(d) policy", (from, to), outcome, line)
+    }
 }
 
-/// The policy created, its roll-out, its status and the peer's answers: the step's line.
+/// The policy created, its roll-out (each node's update into `nodes`), its status and the
+/// peer's answers: the step's line.
 fn roll_out_policy(
     api: &PolicyApi,
     order: Vec<&ClusterNode>,
     peer: &WirePeer,
+    nodes: &mut Vec<NodeSpan>,
 ) -> Result<String, String> {
     let mco = api.mco(order.clone());
     mco.adopt();
@@ -214,6 +233,16 @@ fn roll_out_policy(
         link_local_interface(NEW_IFACE),
     ))?;
     let updates = mco.roll_out();
+    for u in &updates {
+        if let Some(n) = order.iter().find(|n| n.name() == u.node) {
+            nodes.push(NodeSpan {
+                node: n.index,
+                from: u.started,
+                to: u.started + u.took,
+                ok: u.ok,
+            });
+        }
+    }
     if let Some(failed) = updates.iter().find(|u| !u.ok) {
         return Err(format!(
             "{}'s update failed: {}",

@@ -1,6 +1,7 @@
 //! The run's timeline: the daemons' log lines and the boot's milestones on a lane per node and
-//! daemon, the day-2 changes with their outcomes on the lane of the node they ran on, who held
-//! each VIP, and the phases; written as the recorded file, SVG and PNG.
+//! daemon, the day-2 changes with their outcomes on the lane of the node they ran on (the
+//! policy's on each node's, as MCO updated it), who held each VIP, and the phases; written as the
+//! recorded file, SVG and PNG.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -143,13 +144,26 @@ pub fn build(c: &Cluster, boot: &Boot, milestones: &Milestones, day2: &Day2) -> 
     }
     let changes = lane(day2.node, "ovs-bridge-configurator");
     for s in day2.steps.iter().filter(|s| !s.is_vips()) {
-        t.mark(
-            clock.at(s.from),
-            clock.at(s.to),
-            &changes,
-            s.outcome,
-            &s.short,
-        );
+        if s.nodes.is_empty() {
+            let (from, to) = (clock.at(s.from), clock.at(s.to));
+            t.mark(from, to, &changes, s.outcome, &s.short);
+        }
+        // A step that changed every node: each node's part on its own lane.
+        for n in &s.nodes {
+            let (outcome, what) = match n.ok {
+                true => (Outcome::Done, "updated"),
+                false => (Outcome::Failed, "update failed"),
+            };
+            let label = format!("{}: node{} {what}", s.short, n.node);
+            let node_lane = lane(n.node, "ovs-bridge-configurator");
+            t.mark(
+                clock.at(n.from),
+                clock.at(n.to),
+                &node_lane,
+                outcome,
+                &label,
+            );
+        }
     }
     for (i, (v, holder)) in day2.holders.iter().enumerate() {
         vip_lane(

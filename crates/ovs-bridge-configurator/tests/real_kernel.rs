@@ -518,12 +518,48 @@ fn node_with(uplink: Uplink) -> RealKernelNode {
     node
 }
 
-/// The profiles configure-ovs.sh made for an uplink, recorded (`tests/expected/configure-ovs`):
-/// what the comparison uses when no MCO checkout is given.
-fn recorded(name: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/expected/configure-ovs")
-        .join(format!("{name}.keyfiles"))
+/// Profiles another tool made for an uplink, recorded (`tests/expected/<tool>/<name>.keyfiles`):
+/// what a comparison uses when that tool is not given to the test.
+struct Record(std::path::PathBuf);
+
+impl Record {
+    fn new(tool: &str, name: &str) -> Record {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected");
+        Record(dir.join(tool).join(format!("{name}.keyfiles")))
+    }
+
+    /// The recorded profiles (`missing`: the variable that would give the tool).
+    fn read(&self, missing: &str) -> BTreeMap<String, String> {
+        eprintln!(
+            "{missing} not set: the recorded profiles of {}",
+            self.0.display()
+        );
+        let text = std::fs::read_to_string(&self.0)
+            .unwrap_or_else(|e| panic!("{}: {e}", self.0.display()));
+        from_record(&text)
+    }
+
+    /// `theirs`, which the tool made just now, written as the record with `UPDATE_EXPECTED=1`,
+    /// and checked against it (`regenerate`: the command that writes it anew).
+    fn check(
+        &self,
+        theirs: BTreeMap<String, String>,
+        regenerate: &str,
+    ) -> BTreeMap<String, String> {
+        if std::env::var("UPDATE_EXPECTED").as_deref() == Ok("1") {
+            std::fs::create_dir_all(self.0.parent().unwrap()).unwrap();
+            std::fs::write(&self.0, to_record(&theirs)).unwrap();
+        }
+        let text = std::fs::read_to_string(&self.0).unwrap_or_default();
+        assert_eq!(
+            from_record(&text),
+            theirs,
+            "no longer the recorded profiles ({}): regenerate with {regenerate} \
+             UPDATE_EXPECTED=1 cargo test -p ovs-bridge-configurator --test real_kernel",
+            self.0.display()
+        );
+        theirs
+    }
 }
 
 /// [`profiles_on_disk`] as text: `@@ <dir>:<id>` before each profile.
@@ -548,15 +584,9 @@ fn from_record(text: &str) -> BTreeMap<String, String> {
 /// [`real_kernel::MCO_COMMIT`]), the script run on a fresh node, and the record must hold the
 /// same (or is written anew with `UPDATE_EXPECTED=1`); without one (CI), the record.
 fn configure_ovs_profiles(uplink: Uplink, name: &str) -> BTreeMap<String, String> {
-    let record = recorded(name);
+    let record = Record::new("configure-ovs", name);
     let Some(script) = real_kernel::configure_ovs().unwrap() else {
-        eprintln!(
-            "MCO_CHECKOUT not set: configure-ovs.sh's profiles from {}",
-            record.display()
-        );
-        let text = std::fs::read_to_string(&record)
-            .unwrap_or_else(|e| panic!("{}: {e}", record.display()));
-        return from_record(&text);
+        return record.read("MCO_CHECKOUT");
     };
     let mut node = node_with(uplink);
     std::fs::write(node.exchange().join("configure-ovs.sh"), script).unwrap();
@@ -588,22 +618,8 @@ fn configure_ovs_profiles(uplink: Uplink, name: &str) -> BTreeMap<String, String
         "configure-ovs.sh failed:\n{}",
         errors.join("\n")
     );
-    let theirs = profiles_on_disk(&mut node);
-    if std::env::var("UPDATE_EXPECTED").as_deref() == Ok("1") {
-        std::fs::create_dir_all(record.parent().unwrap()).unwrap();
-        std::fs::write(&record, to_record(&theirs)).unwrap();
-    }
-    let text = std::fs::read_to_string(&record).unwrap_or_default();
-    assert_eq!(
-        from_record(&text),
-        theirs,
-        "configure-ovs.sh at {} no longer makes the recorded profiles ({}): regenerate with \
-         MCO_CHECKOUT=<checkout> UPDATE_EXPECTED=1 cargo test -p ovs-bridge-configurator \
-         --test real_kernel configure_ovs_and_apply_make_the_same_profiles",
-        real_kernel::MCO_COMMIT,
-        record.display()
-    );
-    theirs
+    let regenerate = format!("MCO_CHECKOUT=<checkout at {}>", real_kernel::MCO_COMMIT);
+    record.check(profiles_on_disk(&mut node), &regenerate)
 }
 
 /// The reference's side-by-side check on a real bond: on the same node (fresh each time, same
@@ -673,17 +689,9 @@ const ENGINE: &str = "/run/x/shape.yml: the engine applies it itself";
 /// `nmstatectl apply` of the file on a fresh node, which must match the record (written anew
 /// with `UPDATE_EXPECTED=1`); without it (CI), the record.
 fn nmstate_profiles(uplink: Uplink, yaml: &str, name: &str) -> BTreeMap<String, String> {
-    let record = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/expected/nmstate")
-        .join(format!("{name}.keyfiles"));
+    let record = Record::new("nmstate", name);
     let Ok(nmstatectl) = std::env::var("NMSTATECTL") else {
-        eprintln!(
-            "NMSTATECTL not set: nmstate's profiles from {}",
-            record.display()
-        );
-        let text = std::fs::read_to_string(&record)
-            .unwrap_or_else(|e| panic!("{}: {e}", record.display()));
-        return from_record(&text);
+        return record.read("NMSTATECTL");
     };
     let mut node = node_with(uplink);
     let run = node
@@ -696,21 +704,7 @@ fn nmstate_profiles(uplink: Uplink, yaml: &str, name: &str) -> BTreeMap<String, 
         )
         .unwrap();
     assert_eq!(run.status, 0, "{}", node.file("nmstatectl.log"));
-    let theirs = profiles_on_disk(&mut node);
-    if std::env::var("UPDATE_EXPECTED").as_deref() == Ok("1") {
-        std::fs::create_dir_all(record.parent().unwrap()).unwrap();
-        std::fs::write(&record, to_record(&theirs)).unwrap();
-    }
-    let text = std::fs::read_to_string(&record).unwrap_or_default();
-    assert_eq!(
-        from_record(&text),
-        theirs,
-        "nmstatectl no longer makes the recorded profiles ({}): regenerate with \
-         NMSTATECTL=<nmstatectl> UPDATE_EXPECTED=1 cargo test -p ovs-bridge-configurator \
-         --test real_kernel the_per_host_example",
-        record.display()
-    );
-    theirs
+    record.check(profiles_on_disk(&mut node), "NMSTATECTL=<nmstatectl>")
 }
 
 /// The per-host file's shapes on an 802.3ad bond and on a VLAN of it (the harness's kernel has

@@ -142,13 +142,29 @@ pub fn build(c: &Cluster, boot: &Boot, milestones: &Milestones, day2: &Day2) -> 
             t.mark(clock.wall(when), clock.wall(when), &l, Outcome::Done, what);
         }
     }
-    let changes = lane(day2.node, "ovs-bridge-configurator");
+    changes(&mut t, &clock, day2);
+    for (i, (v, holder)) in day2.holders.iter().enumerate() {
+        vip_lane(
+            &mut t,
+            &clock,
+            &format!("{v} held by"),
+            i,
+            *holder,
+            &day2.samples,
+        );
+    }
+    t
+}
+
+/// Day 2's changes on the lane of the node they ran on; a step that changed every node, each
+/// node's part on its own lane.
+fn changes(t: &mut Timeline, clock: &Clock, day2: &Day2) {
+    let on_node = lane(day2.node, "ovs-bridge-configurator");
     for s in day2.steps.iter().filter(|s| !s.is_vips()) {
         if s.nodes.is_empty() {
             let (from, to) = (clock.at(s.from), clock.at(s.to));
-            t.mark(from, to, &changes, s.outcome, &s.short);
+            t.mark(from, to, &on_node, s.outcome, &s.short);
         }
-        // A step that changed every node: each node's part on its own lane.
         for n in &s.nodes {
             let (outcome, what) = match n.ok {
                 true => (Outcome::Done, "updated"),
@@ -165,17 +181,6 @@ pub fn build(c: &Cluster, boot: &Boot, milestones: &Milestones, day2: &Day2) -> 
             );
         }
     }
-    for (i, (v, holder)) in day2.holders.iter().enumerate() {
-        vip_lane(
-            &mut t,
-            &clock,
-            &format!("{v} held by"),
-            i,
-            *holder,
-            &day2.samples,
-        );
-    }
-    t
 }
 
 /// The nodes' creation, their boot, and day 2.

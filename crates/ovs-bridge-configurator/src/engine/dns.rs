@@ -72,6 +72,16 @@ pub fn placement(
             "dns-resolver's servers alternating between IPv4 and IPv6".into(),
         ));
     }
+    by_family(desired, &servers, (search, options))
+}
+
+/// `servers` split by family, each with its holder in `desired`; the family of the first server
+/// takes `search` and `options` too, and the higher priority.
+fn by_family(
+    desired: &State,
+    servers: &[IpAddr],
+    (search, options): (Vec<String>, Vec<String>),
+) -> Result<Vec<FamilyDns>, Uncovered> {
     let first = family_of(&servers[0]);
     let mut out = Vec::new();
     for family in [first, other(first)] {
@@ -84,25 +94,17 @@ pub fn placement(
             continue;
         }
         let preferred = family == first;
+        let (search, options, priority) = match preferred {
+            true => (search.clone(), options.clone(), PRIORITY),
+            false => (Vec::new(), Vec::new(), OTHER_FAMILY_PRIORITY),
+        };
         out.push(FamilyDns {
             iface: holder(desired, family)?,
             family,
             servers: of,
-            search: if preferred {
-                search.clone()
-            } else {
-                Vec::new()
-            },
-            options: if preferred {
-                options.clone()
-            } else {
-                Vec::new()
-            },
-            priority: if preferred {
-                PRIORITY
-            } else {
-                OTHER_FAMILY_PRIORITY
-            },
+            search,
+            options,
+            priority,
         });
     }
     Ok(out)

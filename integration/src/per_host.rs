@@ -142,7 +142,7 @@ impl PerHost {
         );
         if let Some((servers, search)) = &self.dns {
             y.push_str(&format!(
-                "dns-resolver:\n  config:\n    server:\n{}    search:\n{}",
+                "dns-resolver:\n  config:\n    server:{}    search:{}",
                 items(servers, 4),
                 items(search, 4)
             ));
@@ -190,12 +190,17 @@ fn ipv6_section(address: Option<&str>) -> String {
     }
 }
 
-/// `values` as YAML list items indented by `indent`.
+/// `values` as a YAML list after its key: items indented by `indent`, or `[]` when empty (an
+/// empty value is null, which nmstate reads as "keep the running one").
 fn items(values: &[String], indent: usize) -> String {
-    values
+    if values.is_empty() {
+        return " []\n".to_owned();
+    }
+    let items: String = values
         .iter()
         .map(|v| format!("{:indent$}- {v}\n", ""))
-        .collect()
+        .collect();
+    format!("\n{items}")
 }
 
 #[cfg(test)]
@@ -216,7 +221,10 @@ mod tests {
                 "a",
                 "b",
             ),
-            example.dhcp().route("203.0.113.0/24", "198.51.100.1"),
+            example
+                .clone()
+                .dhcp()
+                .route("203.0.113.0/24", "198.51.100.1"),
         ];
         for f in &files {
             let v: serde_yaml::Value = serde_yaml::from_str(&f.yaml()).unwrap();
@@ -232,6 +240,12 @@ mod tests {
         let dual: serde_yaml::Value = serde_yaml::from_str(&files[1].yaml()).unwrap();
         assert_eq!(dual["routes"]["config"][1]["destination"], "::/0");
         assert_eq!(dual["dns-resolver"]["config"]["search"][0], "example.test");
+        let no_search = example.clone().dns(&["192.0.2.53"], &[]).yaml();
+        let no_search: serde_yaml::Value = serde_yaml::from_str(&no_search).unwrap();
+        assert_eq!(
+            no_search["dns-resolver"]["config"]["search"],
+            serde_yaml::Value::Sequence(vec![])
+        );
         let dhcp: serde_yaml::Value = serde_yaml::from_str(&files[3].yaml()).unwrap();
         assert_eq!(dhcp["routes"]["config"][0]["destination"], "203.0.113.0/24");
         assert_eq!(dhcp["interfaces"][2]["ipv4"]["dhcp"], true);

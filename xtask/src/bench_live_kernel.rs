@@ -261,9 +261,9 @@ fn log_filter() -> String {
     std::env::var("BENCH_LOG").unwrap_or_else(|_| "info,nispor=error".into())
 }
 
-/// The design's per-host file putting br-ex on `uplink` (a NIC or an 802.3ad bond), applied on a freshly
-/// booted node by `command` (given the file's path): start -> exit, and -> the gateway
-/// answering through br-ex.
+/// The design's per-host file putting br-ex on `uplink` (a NIC or an 802.3ad bond), applied on
+/// a freshly booted node by `command` (given the file's path): start -> exit, and -> the
+/// gateway answering through br-ex.
 fn boot_file(command: &str, uplink: Uplink) -> anyhow::Result<(f64, f64)> {
     let mut node = RealKernelNode::boot("benchboot").map_err(anyhow::Error::msg)?;
     node.sh(&uplink.switch()).map_err(anyhow::Error::msg)?;

@@ -925,11 +925,21 @@ fn coverage(c: &Case, name: &str, yaml: &str) -> String {
     let o = c.run(&["diff", file.to_str().unwrap()]);
     assert!(o.status.success(), "{name}: {}", log(&o));
     let said = String::from_utf8_lossy(&o.stderr);
+    let prefix = format!("{}: ", file.display());
     said.lines()
-        .find_map(|l| l.strip_prefix(&format!("{}: ", file.display())))
-        .filter(|l| l.contains("engine"))
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .find(|l| l.contains("engine"))
         .unwrap_or_else(|| panic!("{name}: no coverage line in {said}"))
         .to_owned()
+}
+
+/// Section `name` of keyfile `text` (its lines up to the next section).
+fn section<'k>(text: &'k str, name: &str) -> Vec<&'k str> {
+    text.lines()
+        .skip_while(|l| *l != format!("[{name}]"))
+        .skip(1)
+        .take_while(|l| !l.starts_with('['))
+        .collect()
 }
 
 /// The per-host file's day-1 shapes this node can hold (a NIC; the bond and VLAN shapes are the
@@ -964,11 +974,10 @@ fn the_per_host_files_day1_shapes_go_through_the_engine_and_leave_a_second_nic_a
             engine,
         ),
         (
-            // NetworkManager would use DHCP's servers beside the file's; nmstate's global DNS
-            // uses the file's alone.
+            // nmstate places servers beside DHCP's by rules of its own.
             "dhcp-and-dns",
             example.clone().dhcp().yaml(),
-            "dns-resolver's ipv4 servers without an interface of the state with static ipv4",
+            "dns-resolver's ipv4 servers without an interface of the state with a static ipv4",
         ),
         (
             "new-bond",
@@ -1020,22 +1029,41 @@ fn the_per_host_files_day1_shapes_go_through_the_engine_and_leave_a_second_nic_a
         .unwrap()
         .replace("\\:", ":");
     assert!(used.contains(router) && used.contains(ROUTER6), "{used}");
+    // The first server's family holds the search domains, at nmstate's priorities.
     let br_ex = stored_keyfile(&c, "br-ex-if");
-    for line in [
+    let want4 = [
         format!("dns={router};"),
-        "dns-search=example.test;".to_owned(),
         "dns-priority=40".to_owned(),
-        format!("dns={ROUTER6};"),
-        "dns-priority=50".to_owned(),
-    ] {
-        assert!(br_ex.contains(&line), "{line} in\n{br_ex}");
+        "dns-search=example.test;".to_owned(),
+    ];
+    let want6 = [format!("dns={ROUTER6};"), "dns-priority=50".to_owned()];
+    let (v4, v6) = (section(&br_ex, "ipv4"), section(&br_ex, "ipv6"));
+    for (family, lines, want) in [("ipv4", &v4, &want4[..]), ("ipv6", &v6, &want6[..])] {
+        for line in want {
+            assert!(
+                lines.contains(&line.as_str()),
+                "{line} in [{family}] of\n{br_ex}"
+            );
+        }
     }
-    let shown = String::from_utf8_lossy(&c.run(&["show"]).stdout).into_owned();
-    let config = &shown[shown.find("  config:").unwrap_or(0)..];
     assert!(
-        config.contains(router) && config.contains("example.test"),
-        "{shown}"
+        !v6.iter().any(|l| l.starts_with("dns-search=example")),
+        "{br_ex}"
     );
+    // `show` reads it back as the file's dns-resolver.
+    let shown: serde_yaml::Value = serde_yaml::from_slice(&c.run(&["show"]).stdout).unwrap();
+    let config = &shown["dns-resolver"]["config"];
+    assert_eq!(
+        config["server"],
+        serde_yaml::to_value([router, ROUTER6]).unwrap(),
+        "{config:?}"
+    );
+    assert_eq!(
+        config["search"],
+        serde_yaml::to_value(["example.test"]).unwrap(),
+        "{config:?}"
+    );
+
     assert_eq!(
         stored_keyfile(&c, "ens4"),
         ens4_before,

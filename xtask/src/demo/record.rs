@@ -161,7 +161,9 @@ pub fn build(c: &Cluster, boot: &Boot, milestones: &Milestones, day2: &Day2) -> 
 fn changes(t: &mut Timeline, clock: &Clock, day2: &Day2) {
     let on_node = lane(day2.node, "ovs-bridge-configurator");
     for s in day2.steps.iter().filter(|s| !s.is_vips()) {
-        if s.nodes.is_empty() {
+        // A step that changed every node is drawn on each node's lane, and on the changes'
+        // node's too only if it failed after the updates (its status, its peer).
+        if s.nodes.is_empty() || s.outcome == Outcome::Failed {
             let (from, to) = (clock.at(s.from), clock.at(s.to));
             t.mark(from, to, &on_node, s.outcome, &s.short);
         }

@@ -3,12 +3,14 @@
 //! and priorities nmstate writes there (`ipv4.dns`, `dns-search`, `dns-options`,
 //! `dns-priority` 40, and 50 for the other family's servers).
 //!
+//! Where no interface of the state takes DNS from DHCP or autoconf (the per-host file's shape),
 //! nmstate's own apply also stores such servers in NetworkManager's global DNS, which makes
 //! NetworkManager ignore every profile's DNS settings from then on (a second NIC's DHCP servers
 //! among them) and lives outside the profiles, where a look at the keyfiles does not find it.
-//! The engine writes the profile alone: the DNS the node uses is the file's, and `nmstatectl
-//! show` reads it back as the file's `dns-resolver` (nmstate reads the profiles when no global
-//! DNS is set). A node whose global DNS is already set keeps nmstate's apply for its DNS
+//! The engine writes the profile alone: the node's static DNS is the profiles' (beside what
+//! DHCP gives other interfaces, as with nmstate's interface-level DNS), and `nmstatectl show`
+//! reads it back as the file's `dns-resolver` (nmstate reads the profiles when no global DNS is
+//! set). A node whose global DNS is already set keeps nmstate's apply for its DNS
 //! changes ([`others_hold_none`]), as do a state that removes every server, link-local servers
 //! and servers whose families interleave. The change is verified by NetworkManager's own DNS
 //! configuration, what it hands to resolv.conf ([`not_in_place`]).
@@ -29,8 +31,8 @@ const PRIORITY: i32 = 40;
 const OTHER_FAMILY_PRIORITY: i32 = 50;
 /// The keys of `dns-resolver.config` this module writes.
 const CONFIG_KEYS: &[&str] = &["server", "search", "options"];
-/// Interface types that are not kernel interfaces (nmstate never puts DNS on them).
-const USERSPACE_KINDS: &[&str] = &["ovs-bridge", "loopback"];
+/// Interface types nmstate never puts DNS on (not kernel interfaces, or the loopback).
+const USERSPACE_KINDS: &[&str] = &["ovs-bridge", "ipsec", "loopback"];
 
 /// One family's DNS settings and the interface whose profile holds them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +59,10 @@ pub fn placement(
     let now = config(running).unwrap_or_default();
     if let Some(key) = unknown_key(asked.keys().map(String::as_str), CONFIG_KEYS) {
         return Err(Uncovered(format!("dns-resolver's `{key}`")));
+    }
+    // `config: {}` is nmstate's "remove every static DNS setting".
+    if asked.is_empty() {
+        return Err(Uncovered("dns-resolver removing every DNS setting".into()));
     }
     // A key the desired state leaves out keeps the running value (nmstate's merge).
     let list = |key: &str| strings(asked.get(key).or_else(|| now.get(key)), key);
@@ -162,8 +168,8 @@ fn other(f: Family) -> Family {
 }
 
 /// The interface of `desired` whose profile holds `family`'s servers, as nmstate picks it: the
-/// first kernel interface of the state whose `family` section is static (with an address, for
-/// IPv6) or automatic without automatic DNS.
+/// first kernel interface of the state whose `family` section is static with an address, or
+/// automatic without automatic DNS.
 fn holder(desired: &State, family: Family) -> Result<String, Uncovered> {
     desired
         .interfaces
@@ -174,50 +180,34 @@ fn holder(desired: &State, family: Family) -> Result<String, Uncovered> {
                 .as_deref()
                 .is_some_and(|k| USERSPACE_KINDS.contains(&k))
         })
-        .find(|i| i.ip(family).is_some_and(|ip| holds_dns(ip, family)))
+        .find(|i| i.ip(family).is_some_and(holds_dns))
         .map(|i| i.name.clone())
         .ok_or_else(|| {
             Uncovered(format!(
-                "dns-resolver's {} servers without an interface of the state with static {0} \
+                "dns-resolver's {} servers without an interface of the state with a static {0} \
                  to hold them",
                 family.section()
             ))
         })
 }
 
-/// nmstate's "preferred for DNS": enabled, and static (with an address, for IPv6) or automatic
-/// with `auto-dns: false`.
-fn holds_dns(ip: &IpConfig, family: Family) -> bool {
+/// nmstate's "preferred for DNS": enabled, and static with an address or automatic with
+/// `auto-dns: false`.
+fn holds_dns(ip: &IpConfig) -> bool {
     let addresses = ip.address.as_ref().is_some_and(|a| !a.is_empty());
     ip.enabled != Some(false)
         && if ip.is_dynamic() {
             ip.auto_dns == Some(false)
         } else {
-            family == Family::V4 || addresses
+            addresses
         }
 }
 
 /// `settings` (the profile of the interface holding `dns`) with `dns` written in.
 pub fn write(settings: &mut Settings, dns: &FamilyDns) {
     let servers = match dns.family {
-        Family::V4 => DnsServers::V4(
-            dns.servers
-                .iter()
-                .filter_map(|a| match a {
-                    IpAddr::V4(a) => Some(u32::from_ne_bytes(a.octets())),
-                    IpAddr::V6(_) => None,
-                })
-                .collect(),
-        ),
-        Family::V6 => DnsServers::V6(
-            dns.servers
-                .iter()
-                .filter_map(|a| match a {
-                    IpAddr::V6(a) => Some(a.octets().to_vec()),
-                    IpAddr::V4(_) => None,
-                })
-                .collect(),
-        ),
+        Family::V4 => DnsServers::V4(dns.servers.iter().filter_map(v4_wire).collect()),
+        Family::V6 => DnsServers::V6(dns.servers.iter().filter_map(v6_wire).collect()),
     };
     // `dns-data` (NetworkManager's newer form) would win over `dns`.
     Ip::remove(settings, dns.family, &[IpKey::DnsData]);
@@ -229,6 +219,22 @@ pub fn write(settings: &mut Settings, dns: &FamilyDns) {
         ..Ip::default()
     }
     .write(settings, dns.family);
+}
+
+/// An IPv4 server as `ipv4.dns` holds it (network byte order).
+fn v4_wire(a: &IpAddr) -> Option<u32> {
+    match a {
+        IpAddr::V4(a) => Some(u32::from_ne_bytes(a.octets())),
+        IpAddr::V6(_) => None,
+    }
+}
+
+/// An IPv6 server as `ipv6.dns` holds it (16 bytes).
+fn v6_wire(a: &IpAddr) -> Option<Vec<u8>> {
+    match a {
+        IpAddr::V6(a) => Some(a.octets().to_vec()),
+        IpAddr::V4(_) => None,
+    }
 }
 
 /// Uncovered where `placed` would not be the node's whole DNS once written: NetworkManager's
@@ -273,22 +279,32 @@ pub async fn others_hold_none(
 }
 
 /// What of `placed` NetworkManager does not use yet (None: all of it), from its DNS
-/// configuration `entries`.
+/// configuration `entries`: each family's servers, in order, with its priority and search
+/// domains, on the entry of its holder.
 pub fn not_in_place(placed: &[FamilyDns], entries: &[DnsEntry]) -> Option<String> {
     let left: Vec<String> = placed
         .iter()
-        .flat_map(|d| {
-            d.servers
-                .iter()
-                .filter(|s| {
-                    !entries
-                        .iter()
-                        .any(|e| e.interface == d.iface && e.servers.contains(s))
-                })
-                .map(move |s| format!("name server {s} on {}", d.iface))
+        .filter(|d| {
+            !entries.iter().any(|e| {
+                e.interface == d.iface
+                    && e.servers == d.servers
+                    && e.priority == d.priority
+                    && d.search.iter().all(|s| e.domains.contains(s))
+            })
+        })
+        .map(|d| {
+            let servers: Vec<String> = d.servers.iter().map(IpAddr::to_string).collect();
+            format!(
+                "{} name servers [{}] on {} (priority {}, search {:?})",
+                d.family.section(),
+                servers.join(", "),
+                d.iface,
+                d.priority,
+                d.search
+            )
         })
         .collect();
-    (!left.is_empty()).then(|| left.join(", "))
+    (!left.is_empty()).then(|| left.join("; "))
 }
 
 #[cfg(test)]
@@ -342,19 +358,31 @@ mod tests {
             Some(DnsServers::V4(vec![u32::from_ne_bytes([192, 0, 2, 53])]))
         );
         assert_eq!(Ip::of(&s, Family::V4).dns_priority, Some(50));
-        // In place once NetworkManager uses every server on its holder.
-        let entry = |iface: &str, servers: &[&str]| DnsEntry {
+        // In place once NetworkManager uses each family's servers on its holder, with their
+        // priority and the search domains.
+        let entry = |iface: &str, servers: &[&str], priority: i32| DnsEntry {
             interface: iface.into(),
             servers: servers.iter().map(|s| s.parse().unwrap()).collect(),
+            domains: vec!["example.test".into()],
+            priority,
         };
-        let left = not_in_place(&placed, &[entry("br-ex", &["2001:db8::53"])]).unwrap();
-        assert_eq!(left, "name server 192.0.2.53 on br-ex");
-        let all = [
-            entry("br-ex", &["2001:db8::53"]),
-            entry("br-ex", &["192.0.2.53"]),
-        ];
+        let v6_in_place = entry("br-ex", &["2001:db8::53"], 40);
+        let left = not_in_place(&placed, std::slice::from_ref(&v6_in_place)).unwrap();
+        assert!(
+            left.starts_with("ipv4 name servers [192.0.2.53] on br-ex"),
+            "{left}"
+        );
+        let all = [v6_in_place.clone(), entry("br-ex", &["192.0.2.53"], 50)];
         assert_eq!(not_in_place(&placed, &all), None);
-        assert!(not_in_place(&placed, &[entry("ens3", &["192.0.2.53", "2001:db8::53"])]).is_some());
+        let other_priority = [v6_in_place.clone(), entry("br-ex", &["192.0.2.53"], 40)];
+        assert!(not_in_place(&placed, &other_priority).is_some());
+        let no_search = DnsEntry {
+            domains: Vec::new(),
+            ..v6_in_place
+        };
+        assert!(not_in_place(&placed, &[no_search, all[1].clone()]).is_some());
+        let elsewhere = entry("ens3", &["192.0.2.53"], 50);
+        assert!(not_in_place(&placed, &[all[0].clone(), elsewhere]).is_some());
     }
 
     #[test]
@@ -389,6 +417,7 @@ mod tests {
                 json!({"server": ["192.0.2.1"], "priority": 5}),
                 "`priority`",
             ),
+            (json!({}), "removing every DNS setting"),
         ] {
             let desired = state(json!({"interfaces": ifaces, "dns-resolver": dns(config)}));
             let e = placement(&desired, &desired, &State::default()).unwrap_err();
@@ -419,9 +448,10 @@ mod tests {
             auto_dns,
             ..IpConfig::default()
         };
-        assert!(!holds_dns(&dhcp(None), Family::V4));
-        assert!(holds_dns(&dhcp(Some(false)), Family::V4));
-        assert!(!holds_dns(&IpConfig::disabled(), Family::V4));
-        assert!(!holds_dns(&IpConfig::default(), Family::V6));
+        assert!(!holds_dns(&dhcp(None)));
+        assert!(holds_dns(&dhcp(Some(false))));
+        assert!(!holds_dns(&IpConfig::disabled()));
+        // Static needs an address, in either family (nmstate's `is_static`).
+        assert!(!holds_dns(&IpConfig::default()));
     }
 }

@@ -703,6 +703,9 @@ async fn write_and_activate<'p>(
     written: &mut Vec<&'p Rewrite>,
     added: &mut Vec<(String, OwnedObjectPath)>,
 ) -> Result<Renegotiating, ChangeFailed> {
+    // The activations from before anything is written: a new port that comes up by itself (or
+    // with its bridge) starts another one for the interface it holds.
+    let earlier = nm.active_paths().await.map_err(nm_failed)?;
     for r in plan.rewrites.iter().filter(|r| !r.moved) {
         written.push(r);
         write(nm, &r.profile, &r.device, &r.settings, store).await?;
@@ -722,8 +725,6 @@ async fn write_and_activate<'p>(
     // A bridge brings its ports up, and they their internal interfaces. Each activation is
     // waited for before the next is asked for: one asked for while the bridge's is still under
     // way can fail. A detached interface comes before the new ones: a new VLAN on it needs it.
-    let earlier = nm.active_connections().await.map_err(nm_failed)?;
-    let earlier: Vec<OwnedObjectPath> = earlier.into_iter().map(|a| a.path).collect();
     for (id, path) in &bridges {
         nm.activate(path, id, ACTIVATION_BOUND)
             .await
@@ -805,42 +806,35 @@ async fn activate_in_order(
         .partition(|r| plan.orphans.iter().any(|(iface, _)| *iface == r.iface));
     let detached_from = "detached from its OVS bridge";
     let moved_under = "moved under its new OVS port";
-    let steps = (detached
-        .iter()
-        .map(|r| (r.iface.as_str(), &r.profile, &r.settings, detached_from)))
+    // Each step: the interface, its profile and settings, what it does, and whether it moves
+    // under a bridge.
+    let steps = (detached.iter().map(|r| {
+        (
+            r.iface.as_str(),
+            &r.profile,
+            &r.settings,
+            detached_from,
+            false,
+        )
+    }))
     .chain(
         creates
             .iter()
-            .map(|(c, path)| (c.iface.as_str(), path, &c.settings, "activated")),
+            .map(|(c, path)| (c.iface.as_str(), path, &c.settings, "activated", false)),
     )
     .chain(
         moved
             .iter()
-            .map(|r| (r.iface.as_str(), &r.profile, &r.settings, moved_under)),
+            .map(|r| (r.iface.as_str(), &r.profile, &r.settings, moved_under, true)),
     );
     // A bond re-activated (moved under a port or out of one) negotiates LACP again: the probes
     // allow for it rather than this waiting for it.
     let mut renegotiating = Renegotiating::default();
-    for (iface, path, settings, what) in steps {
+    for (iface, path, settings, what, moving) in steps {
         let id = profile::id(settings);
-        // An interface moved under a new bridge's port came up with that port: activated once
-        // more, a bond would release and enslave its ports a second time, and LACP start over.
-        let by_bridge = match what == moved_under {
-            true => nm
-                .port_activation(&profile::uuid(settings), earlier)
-                .await
-                .map_err(nm_failed)?,
-            false => None,
-        };
-        match &by_bridge {
-            Some(ac) => nm.wait_active(ac, &id, ACTIVATION_BOUND).await,
-            None => nm.activate(path, &id, ACTIVATION_BOUND).await,
-        }
-        .map_err(nm_failed)?;
-        let how = if by_bridge.is_some() {
-            " (with its port)"
-        } else {
-            ""
+        let how = match activate(nm, (path, settings), moving, earlier).await? {
+            true => " (with its port)",
+            false => "",
         };
         tracing::info!("{iface}: {id} {what}{how}");
         if profile::kind(settings) == "bond" {
@@ -848,6 +842,32 @@ async fn activate_in_order(
         }
     }
     Ok(renegotiating)
+}
+
+/// Activates `profile` (`settings`'s), or waits for its activation when it moves under a bridge
+/// (`moving`) whose new port brought it up (not one of the `earlier` activations): activated
+/// once more, a bond would release and enslave its ports a second time, and LACP start over.
+/// Whether its port brought it up.
+async fn activate(
+    nm: &Nm,
+    (profile, settings): (&OwnedObjectPath, &Settings),
+    moving: bool,
+    earlier: &[OwnedObjectPath],
+) -> Result<bool, ChangeFailed> {
+    let id = profile::id(settings);
+    let by_port = match moving {
+        true => nm
+            .port_activation(&profile::uuid(settings), earlier)
+            .await
+            .map_err(nm_failed)?,
+        false => None,
+    };
+    match &by_port {
+        Some(ac) => nm.wait_active(ac, &id, ACTIVATION_BOUND).await,
+        None => nm.activate(profile, &id, ACTIVATION_BOUND).await,
+    }
+    .map_err(nm_failed)?;
+    Ok(by_port.is_some())
 }
 
 /// Writes one profile's `settings` (in `store`) and reapplies it on `device`, or

@@ -30,12 +30,14 @@ trait DnsManager {
     fn configuration(&self) -> zbus::Result<OwnedValue>;
 }
 
-/// One entry of NetworkManager's DNS configuration: the name servers one interface's profile
-/// gives (an empty interface: the global DNS).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One entry of NetworkManager's DNS configuration: the name servers and search domains one
+/// interface's profile gives (an empty interface: the global DNS), and their priority.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DnsEntry {
     pub interface: String,
     pub servers: Vec<IpAddr>,
+    pub domains: Vec<String>,
+    pub priority: i32,
 }
 
 impl Nm {
@@ -47,10 +49,16 @@ impl Nm {
             .await
             .map_err(call("GlobalDnsConfiguration"))?;
         self.count(1);
-        Ok(match &*config {
-            Value::Dict(d) => d.iter().next().is_some(),
+        // As nmstate reads it: set when it has search domains, options or a domain's servers.
+        let Ok(config) = HashMap::<String, OwnedValue>::try_from(config) else {
+            return Ok(false);
+        };
+        let some = |key: &str| match config.get(key).map(|v| &**v) {
+            Some(Value::Array(a)) => !a.is_empty(),
+            Some(Value::Dict(d)) => d.iter().next().is_some(),
             _ => false,
-        })
+        };
+        Ok(some("searches") || some("options") || some("domains"))
     }
 
     /// The name servers NetworkManager uses now, by interface.
@@ -79,14 +87,25 @@ fn entry(e: &HashMap<String, OwnedValue>) -> DnsEntry {
         .get("interface")
         .and_then(|v| String::try_from(v.try_clone().ok()?).ok())
         .unwrap_or_default();
-    let servers = e
-        .get("nameservers")
-        .and_then(|v| Vec::<String>::try_from(v.try_clone().ok()?).ok())
-        .unwrap_or_default()
+    let strings = |key: &str| {
+        e.get(key)
+            .and_then(|v| Vec::<String>::try_from(v.try_clone().ok()?).ok())
+            .unwrap_or_default()
+    };
+    let servers = strings("nameservers")
         .iter()
         .filter_map(|s| s.parse().ok())
         .collect();
-    DnsEntry { interface, servers }
+    let priority = e
+        .get("priority")
+        .and_then(|v| i32::try_from(v.try_clone().ok()?).ok())
+        .unwrap_or_default();
+    DnsEntry {
+        interface,
+        servers,
+        domains: strings("domains"),
+        priority,
+    }
 }
 
 #[cfg(test)]
@@ -104,8 +123,17 @@ mod tests {
             "interface".to_owned(),
             OwnedValue::try_from(Value::new("br-ex")).unwrap(),
         );
+        e.insert(
+            "domains".to_owned(),
+            OwnedValue::try_from(Value::new(vec!["example.test"])).unwrap(),
+        );
+        e.insert("priority".to_owned(), OwnedValue::from(40i32));
         let got = entry(&e);
         assert_eq!(got.interface, "br-ex");
+        assert_eq!(
+            (got.domains.as_slice(), got.priority),
+            (&["example.test".to_owned()][..], 40)
+        );
         assert_eq!(
             got.servers,
             [

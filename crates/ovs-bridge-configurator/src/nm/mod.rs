@@ -662,6 +662,18 @@ impl Nm {
         Ok(())
     }
 
+    /// The active connections' paths.
+    pub async fn active_paths(&self) -> Result<Vec<OwnedObjectPath>, NmError> {
+        let paths = self
+            .nm()
+            .await?
+            .active_connections()
+            .await
+            .map_err(call("ActiveConnections"))?;
+        self.count(1);
+        Ok(paths)
+    }
+
     /// The active connections.
     pub async fn active_connections(&self) -> Result<Vec<ActiveConnection>, NmError> {
         let paths = self
@@ -698,7 +710,11 @@ impl Nm {
     ) -> Result<Option<OwnedObjectPath>, NmError> {
         for a in self.active_connections().await? {
             let old = earlier.contains(&a.path);
-            if a.uuid != uuid || old || a.state == ActiveState::Deactivating {
+            let going = matches!(
+                a.state,
+                ActiveState::Deactivating | ActiveState::Deactivated
+            );
+            if a.uuid != uuid || old || going {
                 continue;
             }
             let controller = self.active(&a.path).await?.master().await;

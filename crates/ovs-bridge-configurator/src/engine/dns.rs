@@ -238,9 +238,9 @@ fn v6_wire(a: &IpAddr) -> Option<Vec<u8>> {
 }
 
 /// Uncovered where `placed` would not be the node's whole DNS once written: NetworkManager's
-/// global DNS is set (it overrides every profile's), or an active profile other than the
-/// holders (`devices`' active profiles, by UUID, read from `profiles`) holds static DNS
-/// settings of a family (nmstate clears or moves them).
+/// global DNS is set (it overrides every profile's), or a profile active on one of `devices`,
+/// other than the holders', holds static DNS settings of a family (nmstate clears or moves
+/// them).
 pub async fn others_hold_none(
     nm: &Nm,
     devices: &[Device],

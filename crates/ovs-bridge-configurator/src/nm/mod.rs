@@ -676,13 +676,7 @@ impl Nm {
 
     /// The active connections.
     pub async fn active_connections(&self) -> Result<Vec<ActiveConnection>, NmError> {
-        let paths = self
-            .nm()
-            .await?
-            .active_connections()
-            .await
-            .map_err(call("ActiveConnections"))?;
-        self.count(1);
+        let paths = self.active_paths().await?;
         let reads = paths.into_iter().map(|path| async move {
             let a = self.active(&path).await?;
             self.count(2);

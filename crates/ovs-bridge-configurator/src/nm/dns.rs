@@ -11,16 +11,6 @@ use zbus::zvariant::{OwnedValue, Value};
 use crate::nm::{Nm, NmError, call};
 
 #[proxy(
-    interface = "org.freedesktop.NetworkManager",
-    default_service = "org.freedesktop.NetworkManager",
-    default_path = "/org/freedesktop/NetworkManager"
-)]
-trait GlobalDns {
-    #[zbus(property)]
-    fn global_dns_configuration(&self) -> zbus::Result<OwnedValue>;
-}
-
-#[proxy(
     interface = "org.freedesktop.NetworkManager.DnsManager",
     default_service = "org.freedesktop.NetworkManager",
     default_path = "/org/freedesktop/NetworkManager/DnsManager"
@@ -43,8 +33,9 @@ pub struct DnsEntry {
 impl Nm {
     /// Whether NetworkManager's global DNS is set (nmstate's apply sets it for static DNS).
     pub async fn global_dns_set(&self) -> Result<bool, NmError> {
-        let p: GlobalDnsProxy = self.proxy(None, "NetworkManager").await?;
-        let config = p
+        let config = self
+            .nm()
+            .await?
             .global_dns_configuration()
             .await
             .map_err(call("GlobalDnsConfiguration"))?;

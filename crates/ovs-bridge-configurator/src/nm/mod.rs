@@ -167,6 +167,8 @@ trait NetworkManager {
     fn checkpoints(&self) -> zbus::Result<Vec<OwnedObjectPath>>;
     #[zbus(property)]
     fn active_connections(&self) -> zbus::Result<Vec<OwnedObjectPath>>;
+    #[zbus(property)]
+    fn global_dns_configuration(&self) -> zbus::Result<OwnedValue>;
 }
 
 #[proxy(

@@ -72,7 +72,7 @@ fn a_recorded_demo_run_draws_its_lanes_and_changes_as_svg_and_png() {
     for (outcome, label) in [
         ("done", "(a) new interface: committed"),
         ("rolled-back", "(b) dead gateway: rolled back"),
-        ("undone", "(c) SIGKILL: undone by the checkpoint"),
+        ("undone", "(c) SIGKILL: undone"),
     ] {
         let mark = svg
             .lines()

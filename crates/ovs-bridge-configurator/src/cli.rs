@@ -98,6 +98,16 @@ pub enum Command {
     /// changes, plus a heartbeat; stands aside where kubernetes-nmstate's handler publishes.
     /// Runs until SIGTERM.
     PublishState(PublishStateArgs),
+    /// Started by a change of the node's network, never by hand: undoes that change if its
+    /// process dies before the change is over (the undo record comes on stdin).
+    #[command(hide = true)]
+    KeepUndo {
+        #[command(flatten)]
+        settings: SettingsArgs,
+        /// The change lock, taken before undoing.
+        #[arg(long, value_name = "PATH")]
+        lock: PathBuf,
+    },
 }
 
 /// `publish-state`'s flags.
@@ -138,6 +148,7 @@ impl Command {
             | Command::ApplyNmstate { settings, .. }
             | Command::Collect { settings, .. }
             | Command::Diff { settings, .. }
+            | Command::KeepUndo { settings, .. }
             | Command::ApplyLive(ApplyLiveArgs { settings, .. }) => settings,
             Command::PublishState(PublishStateArgs { settings, .. }) => settings,
         }

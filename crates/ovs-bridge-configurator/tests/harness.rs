@@ -2586,13 +2586,16 @@ fn dead_route_in_place(c: &Case) -> bool {
         .contains("198.51.100.77")
 }
 
-/// Issues 27 and 37: the live apply's checkpoint is a dead man's switch. While the apply runs,
-/// NetworkManager never rolls back under it, however long its probes wait (here 20 s against a
-/// checkpoint of 4 s); SIGKILLed after its change and before its commit, it is undone by
-/// NetworkManager's checkpoint alone (`live-checkpoint-timeout-secs`, 8 s by default) within
-/// 15 s of the kill.
+/// The live apply's checkpoint is a dead man's switch. While the apply runs, NetworkManager
+/// never rolls back under it, however long its probes wait (here 20 s against a checkpoint of
+/// 4 s). SIGKILLed after its change and before its commit, the change is undone at once by the
+/// process the apply left behind, which puts the previous profile back as the apply would
+/// have: an address NetworkManager did not configure on br-ex (a stand-in for keepalived's VIP)
+/// stays. Killed together with that process (its process group), NetworkManager's checkpoint
+/// alone undoes it (`live-checkpoint-timeout-secs`, 8 s by default) within 15 s of the kill,
+/// re-activating br-ex, which takes that address away.
 #[test]
-fn a_live_apply_killed_before_its_commit_is_undone_by_the_checkpoint() {
+fn a_live_apply_killed_before_its_commit_is_undone_by_its_keeper_or_else_the_checkpoint() {
     if !require_root("a_live_apply_killed_before_its_commit") {
         return;
     }
@@ -2633,37 +2636,108 @@ fn a_live_apply_killed_before_its_commit_is_undone_by_the_checkpoint() {
         c.node.ns.ip(&["route", "show", "default"])
     );
 
-    // Killed: the default checkpoint, nothing else helping.
-    let cfg = Path::new("/dev/null");
-    let mut child = c
-        .command(&["apply-live", &file.display().to_string()], cfg)
-        .stderr(std::process::Stdio::null())
-        .spawn()
+    c.node
+        .ns
+        .ip(&["addr", "add", STAND_IN_VIP, "dev", "br-ex"])
         .unwrap();
-    assert!(
-        wait_for(Duration::from_secs(20), || dead_route_in_place(&c)),
-        "the change was applied"
-    );
-    child.kill().unwrap();
-    let killed = Instant::now();
-    child.wait().unwrap();
-    assert!(dead_route_in_place(&c), "killed before its own rollback");
-    assert!(
-        wait_for(Duration::from_secs(25), || !dead_route_in_place(&c)
-            && c.ready()),
-        "NetworkManager rolled the change back: {:?}",
-        c.node.ns.ip(&["route", "show", "default"])
-    );
-    let took = killed.elapsed();
+    let (took, log) = kill_after_change(&c, &file, Kill::Alone);
+    let keeper = log.lines().find(|l| l.contains("undone in"));
     eprintln!(
-        "killed apply-live: rolled back by the checkpoint {:.1} s after the kill",
+        "killed apply-live: undone {:.2} s after the kill ({keeper:?})",
         took.as_secs_f64()
     );
+    assert!(
+        log.contains("the killed change was undone in") && log.contains("put back"),
+        "{log}"
+    );
+    assert!(
+        took <= Duration::from_secs(5),
+        "before the checkpoint: {took:?}"
+    );
+    assert!(stand_in_vip_on_br_ex(&c), "the VIP stays: {log}");
+    assert!(c.reachable());
+
+    let (took, log) = kill_after_change(&c, &file, Kill::WithItsKeeper);
+    eprintln!(
+        "killed apply-live and its keeper: rolled back by the checkpoint {:.1} s after the kill",
+        took.as_secs_f64()
+    );
+    assert!(!log.contains("undone"), "{log}");
     assert!(
         took <= Duration::from_secs(15),
         "bounded by the checkpoint: {took:?}"
     );
+    assert!(
+        !stand_in_vip_on_br_ex(&c),
+        "NetworkManager's rollback re-activated br-ex"
+    );
     assert!(c.reachable());
+}
+
+/// An address on br-ex that NetworkManager did not configure, as keepalived's API VIP is.
+const STAND_IN_VIP: &str = "198.51.100.5/32";
+
+fn stand_in_vip_on_br_ex(c: &Case) -> bool {
+    c.node
+        .ns
+        .ip(&["-br", "addr", "show", "dev", "br-ex"])
+        .unwrap_or_default()
+        .contains(STAND_IN_VIP)
+}
+
+/// What a kill takes: the live apply alone, or it and the process it leaves behind.
+#[derive(Clone, Copy, PartialEq)]
+enum Kill {
+    Alone,
+    WithItsKeeper,
+}
+
+/// Starts `apply-live FILE` (default settings), SIGKILLs it (`how`) once its change is in place,
+/// and waits for the node to be back; how long after the kill, and what the apply and its
+/// keeper logged.
+fn kill_after_change(c: &Case, file: &Path, how: Kill) -> (Duration, String) {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+
+    let mut child = c
+        .command(
+            &["apply-live", &file.display().to_string()],
+            Path::new("/dev/null"),
+        )
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_for(Duration::from_secs(20), || dead_route_in_place(c)),
+        "the change was applied"
+    );
+    let target = match how {
+        Kill::Alone => child.id().to_string(),
+        Kill::WithItsKeeper => format!("-{}", child.id()),
+    };
+    let killed = Instant::now();
+    let kill = Command::new("kill")
+        .args(["-KILL", "--", &target])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    child.wait().unwrap();
+    assert!(
+        wait_for(Duration::from_secs(25), || !dead_route_in_place(c)
+            && c.ready()),
+        "the change was undone: {:?}",
+        c.node.ns.ip(&["route", "show", "default"])
+    );
+    let took = killed.elapsed();
+    let mut log = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    (took, log)
 }
 
 /// A Linux bridge removed with its port kept up, the everyday undo of kubernetes-nmstate's

@@ -997,9 +997,10 @@ fn live_changes_on_an_lacp_bond_commit_or_roll_back() {
 /// cuts the node off (its default route moved to a next hop that is not there), on the node
 /// converted onto an 802.3ad bond, with the default settings. Before the change (while its
 /// probes are selected), nothing has changed; after it (the route in the kernel) and during the
-/// probes (the route written and verified, the checkpoint open), NetworkManager's checkpoint, kept alive
-/// only while the apply runs, undoes it by itself. Each time the node is back (no dead route,
-/// the gateway answering through br-ex) within 15 s of the kill.
+/// probes (the route written and verified, the checkpoint open), the process the apply left
+/// behind undoes it (NetworkManager's checkpoint, kept alive only while the apply runs, would
+/// by itself). Each time the node is back (no dead route, the gateway answering through br-ex)
+/// within 15 s of the kill.
 #[test]
 fn a_live_apply_killed_at_any_moment_is_undone_within_15_s() {
     if !real_kernel::require("a_live_apply_killed_at_any_moment_is_undone_within_15_s") {

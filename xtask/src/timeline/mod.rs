@@ -21,7 +21,7 @@ pub enum Outcome {
     Done,
     /// A change the probes rolled back.
     RolledBack,
-    /// A killed change that NetworkManager's checkpoint undid (the dead man's switch).
+    /// A killed change undone by the process it left behind, or by NetworkManager's checkpoint.
     Undone,
     /// A VIP held by no node.
     Absent,

@@ -9,6 +9,7 @@ pub mod collect;
 pub mod desired;
 pub mod diff;
 pub mod failure;
+pub mod keep_undo;
 pub mod node_event;
 pub mod plan;
 pub mod publish_state;
@@ -40,6 +41,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             Command::Diff { file, .. } => diff::exec(&s, file).await,
             Command::Collect { dir, .. } => collect::exec(&s, dir.as_deref()).await,
             Command::PublishState(args) => publish_state::exec(&s, args).await,
+            Command::KeepUndo { lock, .. } => keep_undo::exec(&s, lock).await,
         }
     })
 }

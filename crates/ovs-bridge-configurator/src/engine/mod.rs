@@ -5,7 +5,8 @@
 //! adding the profiles itself for the changes [`reapply`] covers (its module documentation lists
 //! them; [`profile_change`], [`profile_new`], [`profile_ovs`] and [`plan_ports`] write them) and
 //! verifying them in the kernel ([`in_kernel`]), then runs the caller's checks and commits or
-//! rolls back ([`change`]). It reads nmstate's states through [`state`], and writes
+//! undoes the change ([`change`], [`undo`]); a process left behind undoes it the same way if
+//! the change's own process is killed before that ([`keeper`]). It reads nmstate's states through [`state`], and writes
 //! NetworkManager's settings through [`crate::nm::setting`].
 //!
 //! Imports go one way: the NMState front ends (`crate::nmstate`) import the engine and bring
@@ -19,6 +20,7 @@ pub mod detach;
 pub mod dns;
 pub mod guard;
 pub mod in_kernel;
+pub mod keeper;
 pub mod kernel_kinds;
 pub mod plan_ports;
 pub mod profile_change;
@@ -26,3 +28,4 @@ pub mod profile_new;
 pub mod profile_ovs;
 pub mod reapply;
 pub mod state;
+pub mod undo;

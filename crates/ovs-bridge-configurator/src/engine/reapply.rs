@@ -30,6 +30,7 @@ use zbus::zvariant::OwnedObjectPath;
 use crate::engine::change::{ChangeFailed, Failed, Lasting, Renegotiating, within};
 use crate::engine::dns::{self, FamilyDns};
 use crate::engine::in_kernel;
+use crate::engine::keeper::{Keeper, Recorded};
 use crate::engine::plan_ports::{
     existing_bridges_port_changes, implied_moves, kept_ports, new_ports, ports_known, ports_moved,
 };
@@ -37,6 +38,7 @@ use crate::engine::profile_change::{self, IfaceChange, Uncovered};
 use crate::engine::profile_new;
 use crate::engine::profile_ovs::{self, BridgeChange};
 use crate::engine::state::{Iface, IpConfig, State};
+use crate::engine::undo::{ACTIVATION_BOUND, Undo, write};
 use crate::nm::profile::{self, Settings};
 use crate::nm::setting::{Connection, Family, Ip, Setting};
 use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm, NmError, Store};
@@ -46,8 +48,6 @@ use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm, NmError, Store
 const VERIFY_BOUND: Duration = Duration::from_secs(10);
 /// How often verification reads the state again within that bound.
 const VERIFY_EVERY: Duration = Duration::from_millis(100);
-/// How long an activation (where NetworkManager refuses a reapply) may take.
-const ACTIVATION_BOUND: Duration = Duration::from_secs(30);
 
 /// Settings carrying secrets, which GetSettings does not return: a profile holding one is left
 /// to nmstate, which reads the secrets before it writes.
@@ -562,13 +562,15 @@ fn has_dns(s: &Settings, family: Family) -> bool {
 
 /// Writes and activates `plan` inside a checkpoint (`timeout`), verifies it (in the kernel, or
 /// `desired` with nmstate's `gen_diff`) all within `deadline` if there is one, runs `check`, and
-/// commits only if all of that passed; undoes it otherwise.
+/// commits only if all of that passed; undoes it otherwise ([`Undo`]). What undoes it is sent
+/// to `keeper` before each step, so that the change is undone the same way if this process
+/// is killed before it is over.
 pub async fn write_activate_check<F, E>(
     nm: &Nm,
     desired: &NetworkState,
     plan: Plan,
     (timeout, deadline): (Duration, Option<Duration>),
-    lasting: Lasting,
+    (lasting, keeper): (Lasting, Option<Keeper>),
     check: F,
 ) -> Result<(), Failed<E>>
 where
@@ -584,10 +586,10 @@ where
         Lasting::Persistent => Store::Disk,
         Lasting::UntilReboot => Store::Memory,
     };
-    let mut written = Vec::new();
-    let mut added = Vec::new();
+    let put_back = plan.bridges.is_empty() && !plan.rewrites.iter().any(|r| r.moved);
+    let mut record = Recorded::new(Undo::new(cp.clone(), put_back), keeper);
     let change = async {
-        let renegotiating = write_and_activate(nm, &plan, store, &mut written, &mut added).await?;
+        let renegotiating = write_and_activate(nm, &plan, store, &mut record).await?;
         verify(nm, desired, &plan).await?;
         Ok(renegotiating)
     };
@@ -596,12 +598,17 @@ where
         Ok(renegotiating) => check(renegotiating).await.map_err(Failed::Check),
     };
     if outcome.is_ok() {
-        return nm
+        let committed = nm
             .checkpoint_destroy(&cp)
             .await
             .map_err(|e| Failed::Change(ChangeFailed::Commit(e.to_string())));
+        record.over();
+        return committed;
     }
-    undo(nm, &cp, &plan, &added, &written).await;
+    if let Some(how) = record.undo().run(nm).await {
+        tracing::info!("undone: {how}");
+    }
+    record.over();
     outcome
 }
 
@@ -642,79 +649,30 @@ async fn verify_dns(nm: &Nm, placed: &[FamilyDns]) -> Result<(), ChangeFailed> {
     Ok(())
 }
 
-/// Undoes a change that did not stay: the profiles `added` deleted and those `written` put back,
-/// or the checkpoint `cp` rolled back where that is not enough.
-///
-/// The previous profiles are written back where they were and reapplied the same way: a
-/// checkpoint rollback re-activates every device it restores, which removes what
-/// NetworkManager did not configure (keepalived's VIPs among them). The checkpoint rolls back
-/// only what this could not put back (and a crash, by itself), and a change of a bridge's
-/// ports: the moved interfaces are re-activated either way, and NetworkManager's rollback
-/// deletes the new profiles, brings back the deleted OVS ports' and re-activates them in one go.
-async fn undo(
-    nm: &Nm,
-    cp: &OwnedObjectPath,
-    plan: &Plan,
-    added: &[(String, OwnedObjectPath)],
-    written: &[&Rewrite],
-) {
-    let restored = plan.bridges.is_empty()
-        && !plan.rewrites.iter().any(|r| r.moved)
-        && put_back(nm, added, written).await;
-    let done = if restored {
-        nm.checkpoint_destroy(cp).await
-    } else {
-        nm.checkpoint_rollback(cp).await
-    };
-    if let Err(e) = done {
-        tracing::error!("ending the change's checkpoint: {e}");
-    }
-}
-
-/// Deletes the profiles `added` and writes back those `written` (reapplied); whether all of
-/// that worked.
-async fn put_back(nm: &Nm, added: &[(String, OwnedObjectPath)], written: &[&Rewrite]) -> bool {
-    let mut restored = true;
-    for (iface, path) in added {
-        // NetworkManager takes a software device (a VLAN) down with its profile.
-        if let Err(e) = nm.delete(path).await {
-            tracing::warn!("{iface}: deleting the profile the change added: {e}");
-            restored = false;
-        }
-    }
-    for r in written.iter().rev() {
-        if let Err(e) = write(nm, &r.profile, &r.device, &r.old, r.old_store).await {
-            tracing::warn!("{}: putting the previous profile back: {e}", r.iface);
-            restored = false;
-        }
-    }
-    restored
-}
-
 /// Writes `plan` (in `store`): the rewrites that stay where they are, the bridges' and new
 /// interfaces' profiles, what moves under a bridge or out of one, the OVS ports left empty
 /// deleted; then activates the new bridges, the detached interfaces, the new interfaces (a new
 /// port comes up with the interface it holds) and the moved ones, as nmstate orders them. What
-/// was written and added is recorded for a rollback; the bonds it re-activated are returned.
-async fn write_and_activate<'p>(
+/// is written and added is recorded (before it is written) for the undo; the bonds it
+/// re-activated are returned.
+async fn write_and_activate(
     nm: &Nm,
-    plan: &'p Plan,
+    plan: &Plan,
     store: Store,
-    written: &mut Vec<&'p Rewrite>,
-    added: &mut Vec<(String, OwnedObjectPath)>,
+    record: &mut Recorded,
 ) -> Result<Renegotiating, ChangeFailed> {
     // The activations from before anything is written: a new port that comes up by itself (or
     // with its bridge) starts another one for the interface it holds.
     let earlier = nm.active_paths().await.map_err(nm_failed)?;
     for r in plan.rewrites.iter().filter(|r| !r.moved) {
-        written.push(r);
-        write(nm, &r.profile, &r.device, &r.settings, store).await?;
+        record.update(|u| u.rewriting(&r.iface, (&r.profile, &r.device), &r.old, r.old_store));
+        write(nm, (&r.profile, &r.device), &r.settings, store).await?;
     }
-    let bridges = add_bridges(nm, plan, store, added).await?;
-    let creates = add_creates(nm, plan, store, added).await?;
+    let bridges = add_bridges(nm, plan, store, record).await?;
+    let creates = add_creates(nm, plan, store, record).await?;
     let moved: Vec<&Rewrite> = plan.rewrites.iter().filter(|r| r.moved).collect();
     for r in &moved {
-        written.push(r);
+        record.update(|u| u.rewriting(&r.iface, (&r.profile, &r.device), &r.old, r.old_store));
         nm.update(&r.profile, &r.settings, store)
             .await
             .map_err(nm_failed)?;
@@ -734,19 +692,19 @@ async fn write_and_activate<'p>(
     activate_in_order(nm, plan, (moved, &earlier), &creates).await
 }
 
-/// Adds the profiles of `plan`'s bridges (in `store`), recorded in `added`; the new bridges'
+/// Adds the profiles of `plan`'s bridges (in `store`), recorded in `record`; the new bridges'
 /// own profiles to activate, by id.
 async fn add_bridges(
     nm: &Nm,
     plan: &Plan,
     store: Store,
-    added: &mut Vec<(String, OwnedObjectPath)>,
+    record: &mut Recorded,
 ) -> Result<Vec<(String, OwnedObjectPath)>, ChangeFailed> {
     let mut bridges = Vec::new();
     for b in &plan.bridges {
         for (i, settings) in b.profiles.iter().enumerate() {
+            record.update(|u| u.adding(&b.name, settings));
             let path = nm.add_stored(settings, store).await.map_err(nm_failed)?;
-            added.push((b.name.clone(), path.clone()));
             if b.new && i == 0 {
                 bridges.push((profile::id(settings), path));
             }
@@ -755,18 +713,18 @@ async fn add_bridges(
     Ok(bridges)
 }
 
-/// Adds the profiles of `plan`'s new interfaces (in `store`), recorded in `added`; those
+/// Adds the profiles of `plan`'s new interfaces (in `store`), recorded in `record`; those
 /// activated by themselves, with their paths.
 async fn add_creates<'p>(
     nm: &Nm,
     plan: &'p Plan,
     store: Store,
-    added: &mut Vec<(String, OwnedObjectPath)>,
+    record: &mut Recorded,
 ) -> Result<Vec<(&'p Create, OwnedObjectPath)>, ChangeFailed> {
     let mut creates = Vec::new();
     for c in &plan.creates {
+        record.update(|u| u.adding(&c.iface, &c.settings));
         let path = nm.add_stored(&c.settings, store).await.map_err(nm_failed)?;
-        added.push((c.iface.clone(), path.clone()));
         tracing::info!("{}: {} added", c.iface, profile::id(&c.settings));
         if c.activated_alone() {
             creates.push((c, path));
@@ -868,32 +826,6 @@ async fn activate(
     }
     .map_err(nm_failed)?;
     Ok(by_port.is_some())
-}
-
-/// Writes one profile's `settings` (in `store`) and reapplies it on `device`, or
-/// activates it where NetworkManager refuses to reapply (as nmstate does).
-async fn write(
-    nm: &Nm,
-    profile: &OwnedObjectPath,
-    device: &OwnedObjectPath,
-    settings: &Settings,
-    store: Store,
-) -> Result<(), ChangeFailed> {
-    let connection = Connection::of(settings);
-    let id = connection.id.unwrap_or_default();
-    let iface = connection.interface_name.unwrap_or_default();
-    nm.update(profile, settings, store)
-        .await
-        .map_err(nm_failed)?;
-    if let Err(e) = nm.reapply(device).await {
-        tracing::info!("{iface}: {e}; activating {id} instead");
-        nm.activate(profile, &id, ACTIVATION_BOUND)
-            .await
-            .map_err(nm_failed)?;
-    } else {
-        tracing::info!("{iface}: {id} rewritten and reapplied");
-    }
-    Ok(())
 }
 
 /// Waits until the kernel shows every change of `expected` ([`in_kernel`]): checked at once,

@@ -99,15 +99,10 @@ pub enum Command {
     /// Runs until SIGTERM.
     PublishState(PublishStateArgs),
     /// Started by a change of the node's network, never by hand: undoes that change if its
-    /// process dies before the change is over (the undo record comes on stdin).
+    /// process dies before the change is over (the undo record comes on stdin, the change lock
+    /// on descriptor 3).
     #[command(hide = true)]
-    KeepUndo {
-        #[command(flatten)]
-        settings: SettingsArgs,
-        /// The change lock, taken before undoing.
-        #[arg(long, value_name = "PATH")]
-        lock: PathBuf,
-    },
+    KeepUndo(SettingsArgs),
 }
 
 /// `publish-state`'s flags.
@@ -142,13 +137,15 @@ pub struct ApplyLiveArgs {
 impl Command {
     pub fn settings(&self) -> &SettingsArgs {
         match self {
-            Command::Apply(s) | Command::Rollback(s) | Command::Status(s) => s,
+            Command::Apply(s)
+            | Command::Rollback(s)
+            | Command::Status(s)
+            | Command::KeepUndo(s) => s,
             Command::Plan { settings, .. }
             | Command::Show { settings, .. }
             | Command::ApplyNmstate { settings, .. }
             | Command::Collect { settings, .. }
             | Command::Diff { settings, .. }
-            | Command::KeepUndo { settings, .. }
             | Command::ApplyLive(ApplyLiveArgs { settings, .. }) => settings,
             Command::PublishState(PublishStateArgs { settings, .. }) => settings,
         }

@@ -2586,17 +2586,12 @@ fn dead_route_in_place(c: &Case) -> bool {
         .contains("198.51.100.77")
 }
 
-/// The live apply's checkpoint is a dead man's switch. While the apply runs, NetworkManager
+/// The live apply's checkpoint is a dead man's switch: while the apply runs, NetworkManager
 /// never rolls back under it, however long its probes wait (here 20 s against a checkpoint of
-/// 4 s). SIGKILLed after its change and before its commit, the change is undone at once by the
-/// process the apply left behind, which puts the previous profile back as the apply would
-/// have: an address NetworkManager did not configure on br-ex (a stand-in for keepalived's VIP)
-/// stays. Killed together with that process (its process group), NetworkManager's checkpoint
-/// alone undoes it (`live-checkpoint-timeout-secs`, 8 s by default) within 15 s of the kill,
-/// re-activating br-ex, which takes that address away.
+/// 4 s), and the apply rolls its failed change back itself.
 #[test]
-fn a_live_apply_killed_before_its_commit_is_undone_by_its_keeper_or_else_the_checkpoint() {
-    if !require_root("a_live_apply_killed_before_its_commit") {
+fn a_live_apply_whose_probes_wait_long_is_never_rolled_back_under_it() {
+    if !require_root("a_live_apply_whose_probes_wait_long") {
         return;
     }
     let c = Case::converted();
@@ -2635,12 +2630,28 @@ fn a_live_apply_killed_before_its_commit_is_undone_by_its_keeper_or_else_the_che
         "rolled back by the apply itself: {:?}",
         c.node.ns.ip(&["route", "show", "default"])
     );
+}
 
+/// SIGKILLed after its change and before its commit, a live apply's change is undone at once
+/// by the process the apply left behind, as the apply would have undone it: an address
+/// NetworkManager did not configure on br-ex (a stand-in for keepalived's VIP) stays; a profile
+/// the change added (a NIC's) is deleted; a change meant to outlive a reboot (`--persist`)
+/// leaves no keyfile under /etc. Killed together with that process (its process group),
+/// NetworkManager's checkpoint alone undoes it (`live-checkpoint-timeout-secs`, 8 s by default)
+/// within 15 s of the kill, re-activating br-ex, which takes that address away.
+#[test]
+fn a_live_apply_killed_before_its_commit_is_undone_by_its_keeper_or_else_the_checkpoint() {
+    if !require_root("a_live_apply_killed_before_its_commit") {
+        return;
+    }
+    let c = Case::converted();
+    let file = c.node.dir().join("dead.yml");
+    fs::write(&file, DEAD_DEFAULT_ROUTE).unwrap();
     c.node
         .ns
         .ip(&["addr", "add", STAND_IN_VIP, "dev", "br-ex"])
         .unwrap();
-    let (took, log) = kill_after_change(&c, &file, Kill::Alone);
+    let (took, log) = kill_after_change(&c, &[&file], Kill::Alone);
     let keeper = log.lines().find(|l| l.contains("undone in"));
     eprintln!(
         "killed apply-live: undone {:.2} s after the kill ({keeper:?})",
@@ -2657,7 +2668,34 @@ fn a_live_apply_killed_before_its_commit_is_undone_by_its_keeper_or_else_the_che
     assert!(stand_in_vip_on_br_ex(&c), "the VIP stays: {log}");
     assert!(c.reachable());
 
-    let (took, log) = kill_after_change(&c, &file, Kill::WithItsKeeper);
+    // A new NIC's profile and the dead route, kept beyond a reboot.
+    c.node.ns.nic("eth3").unwrap();
+    let with_nic = c.node.dir().join("nic-and-dead.yml");
+    fs::write(
+        &with_nic,
+        format!(
+            "interfaces:\n- name: eth3\n  type: ethernet\n  state: up\n  ipv4:\n    \
+             enabled: true\n    dhcp: false\n    address:\n    - ip: 192.0.2.33\n      \
+             prefix-length: 24\n{DEAD_DEFAULT_ROUTE}"
+        ),
+    )
+    .unwrap();
+    let keyfiles = || fs::read_dir(c.node.view.nm_connections()).unwrap().count();
+    let before = keyfiles();
+    let persist = Path::new("--persist");
+    let (_, log) = kill_after_change(&c, &[persist, &with_nic], Kill::Alone);
+    assert!(log.contains("put back"), "{log}");
+    let eth3 = c
+        .node
+        .ns
+        .ip(&["-br", "addr", "show", "dev", "eth3"])
+        .unwrap();
+    assert!(!eth3.contains("192.0.2.33"), "{eth3}\n{log}");
+    assert!(!c.profile_names().contains("eth3"), "{}", c.profile_names());
+    assert_eq!(keyfiles(), before, "no keyfile left under /etc\n{log}");
+    assert!(stand_in_vip_on_br_ex(&c), "the VIP stays: {log}");
+
+    let (took, log) = kill_after_change(&c, &[&file], Kill::WithItsKeeper);
     eprintln!(
         "killed apply-live and its keeper: rolled back by the checkpoint {:.1} s after the kill",
         took.as_secs_f64()
@@ -2692,18 +2730,20 @@ enum Kill {
     WithItsKeeper,
 }
 
-/// Starts `apply-live FILE` (default settings), SIGKILLs it (`how`) once its change is in place,
-/// and waits for the node to be back; how long after the kill, and what the apply and its
-/// keeper logged.
-fn kill_after_change(c: &Case, file: &Path, how: Kill) -> (Duration, String) {
+/// Starts `apply-live ARGS` (default settings; its state has the dead default route), SIGKILLs
+/// it (`how`) once its change is in place, and waits for the node to be back; how long after
+/// the kill, and what the apply and its keeper logged.
+fn kill_after_change(c: &Case, args: &[&Path], how: Kill) -> (Duration, String) {
     use std::io::Read;
     use std::os::unix::process::CommandExt;
 
+    let args: Vec<String> = args.iter().map(|a| a.display().to_string()).collect();
+    let args: Vec<&str> = ["apply-live"]
+        .into_iter()
+        .chain(args.iter().map(String::as_str))
+        .collect();
     let mut child = c
-        .command(
-            &["apply-live", &file.display().to_string()],
-            Path::new("/dev/null"),
-        )
+        .command(&args, Path::new("/dev/null"))
         .stderr(std::process::Stdio::piped())
         .process_group(0)
         .spawn()

@@ -426,14 +426,17 @@ fn kill_midway(
     child.kill().map_err(|e| e.to_string())?;
     let killed_at = Instant::now();
     let _ = child.wait();
+    let undone = time_until(Duration::from_secs(30), || {
+        !killed_route_in_place(node) && on_br_ex(node, node.index)
+    })
+    .map(|_| killed_at.elapsed());
+    // Read once the node is back: the process the change left behind writes to the same pipe
+    // and holds it until it is done.
     let mut log = String::new();
     if let Some(mut err) = child.stderr.take() {
         let _ = err.read_to_string(&mut log);
     }
     logs.push(log);
-    let undone = time_until(Duration::from_secs(30), || {
-        !killed_route_in_place(node) && on_br_ex(node, node.index)
-    });
     Ok((killed_at, undone))
 }
 

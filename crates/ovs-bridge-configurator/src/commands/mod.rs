@@ -41,7 +41,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             Command::Diff { file, .. } => diff::exec(&s, file).await,
             Command::Collect { dir, .. } => collect::exec(&s, dir.as_deref()).await,
             Command::PublishState(args) => publish_state::exec(&s, args).await,
-            Command::KeepUndo { lock, .. } => keep_undo::exec(&s, lock).await,
+            Command::KeepUndo(_) => keep_undo::exec(&s).await,
         }
     })
 }

@@ -9,7 +9,6 @@
 use std::time::Duration;
 
 use crate::engine::change::{ChangeFailed, Failed, Lasting, Renegotiating, within};
-use crate::engine::keeper::Keeper;
 use crate::engine::{detach, kernel_kinds, reapply};
 use crate::nm::Nm;
 use crate::nm::keep_alive::{Kept, keep_alive};
@@ -25,13 +24,13 @@ use crate::nm::keep_alive::{Kept, keep_alive};
 /// state adds ([`kernel_kinds`]): one it cannot ends the change at once. With a `deadline`, the
 /// change itself (written, activated, verified: whichever path applies it) must be in place
 /// within it, or it is undone as a failed change is; the check's own bound counts from there.
-/// A change of the own apply is undone by `keeper` if this process dies before it is over
-/// ([`crate::engine::keeper`]); nmstate's apply leaves that to its checkpoint.
+/// A change of the own apply is undone by the process it leaves behind if this one dies
+/// before it is over ([`crate::engine::keeper`]); nmstate's apply leaves that to its checkpoint.
 pub async fn within_checkpoint<P, T, F, E>(
     nm: &Nm,
     state: nmstate::NetworkState,
     (timeout, deadline): (Duration, Option<Duration>),
-    (lasting, keeper): (Lasting, Option<Keeper>),
+    lasting: Lasting,
     prepare: P,
     check: F,
 ) -> Result<(), Failed<E>>
@@ -62,8 +61,7 @@ where
                      {added:?} and for the new OVS bridges or new bridge ports of {bridges:?}"
                 );
                 let bounds = (timeout, deadline);
-                let kept = (lasting, keeper);
-                reapply::write_activate_check(nm, &state, plan, bounds, kept, check).await
+                reapply::write_activate_check(nm, &state, plan, bounds, lasting, check).await
             }
             Err(why) => {
                 tracing::info!("applying through nmstate ({why} is not covered by the reapply)");

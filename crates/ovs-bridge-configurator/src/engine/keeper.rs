@@ -10,38 +10,39 @@
 //! NetworkManager's checkpoint stays the last resort: killed together (the process group, or
 //! the unit's whole cgroup with SIGKILL), the checkpoint undoes the change by itself. The
 //! keeper acts only while the change's checkpoint exists (a change that was committed or
-//! rolled back has none), holds the change lock while it acts, and ignores SIGTERM and SIGINT
-//! (systemd stopping the unit of a killed change) until it is done.
+//! rolled back has none), holding NetworkManager's rollback off while it acts; it holds the
+//! change lock from its start (passed on by the change, [`lock::pass_to`]), so no other change
+//! starts before it is done; and it ignores SIGTERM, SIGINT and SIGHUP (systemd stopping what is
+//! left of a killed unit, a closed terminal) until then.
 
 use std::io::{ErrorKind, Read, Write};
-use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 
 use crate::engine::undo::Undo;
+use crate::lock;
 
 /// The change's side: the keeper's process and the pipe to it.
 pub struct Keeper {
-    child: Child,
+    child: Option<Child>,
     pipe: Option<ChildStdin>,
 }
 
 impl Keeper {
-    /// Starts this binary's `keep-undo`, which takes the change `lock` before it acts. `None`
+    /// Starts this binary's `keep-undo`, holding the change lock this process holds. `None`
     /// (said once) when it cannot start: NetworkManager's checkpoint alone undoes a kill then.
-    pub fn spawn(lock: &Path) -> Option<Keeper> {
+    pub fn spawn() -> Option<Keeper> {
         let started = std::env::current_exe().and_then(|exe| {
-            Command::new(exe)
-                .arg("keep-undo")
-                .arg("--lock")
-                .arg(lock)
+            let mut cmd = Command::new(exe);
+            cmd.arg("keep-undo")
                 .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .spawn()
+                .stdout(Stdio::null());
+            lock::pass_to(&mut cmd);
+            cmd.spawn()
         });
         match started {
             Ok(mut child) => Some(Keeper {
                 pipe: child.stdin.take(),
-                child,
+                child: Some(child),
             }),
             Err(e) => {
                 tracing::warn!(
@@ -53,14 +54,22 @@ impl Keeper {
         }
     }
 
-    /// Sends `undo` as it is now.
+    /// Sends `undo` as it is now. A keeper that cannot be told is stopped (it would otherwise
+    /// take the closed pipe for this process's death), and the checkpoint alone undoes a kill.
     fn record(&mut self, undo: &Undo) {
         let sent = undo
             .to_bytes()
             .map_err(std::io::Error::other)
             .and_then(|bytes| self.send(&bytes));
         if let Err(e) = sent {
-            tracing::warn!("the process that undoes this change if this one is killed: {e}");
+            tracing::warn!(
+                "the process that undoes this change if this one is killed cannot be told \
+                 ({e}): stopped; NetworkManager's checkpoint alone would"
+            );
+            if let Some(mut child) = self.child.take() {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
             self.pipe = None;
         }
     }
@@ -70,7 +79,9 @@ impl Keeper {
         // The empty frame; a keeper already gone has nothing to be told.
         let _ = self.send(&[]);
         self.pipe = None;
-        let _ = self.child.wait();
+        if let Some(mut child) = self.child.take() {
+            let _ = child.wait();
+        }
     }
 
     fn send(&mut self, frame: &[u8]) -> std::io::Result<()> {
@@ -85,9 +96,13 @@ impl Keeper {
 
 impl Drop for Keeper {
     /// Closes the pipe: a change not said to be over (this process unwinding from a panic, or
-    /// the change given up halfway) is the keeper's to undo, without this process waiting.
+    /// the change given up halfway) is the keeper's to undo; it is reaped when it ends, without
+    /// this process waiting for it.
     fn drop(&mut self) {
         self.pipe = None;
+        if let Some(mut child) = self.child.take() {
+            std::thread::spawn(move || child.wait());
+        }
     }
 }
 
@@ -134,8 +149,10 @@ pub enum Heard {
     Orphaned(Option<Undo>),
 }
 
-/// Reads records from `pipe` until the change says it is over or the pipe ends. A frame that
-/// cannot be read is an error (the keeper then leaves the change to the checkpoint).
+/// Reads records from `pipe` until the change says it is over or the pipe ends. A pipe that
+/// ends inside a frame (the change killed while it wrote one) leaves the last whole record,
+/// which was sent before the step the cut one was about; a frame that is not a record is an
+/// error (the keeper then leaves the change to the checkpoint).
 pub fn listen(mut pipe: impl Read) -> std::io::Result<Heard> {
     let mut last = None;
     loop {
@@ -150,7 +167,11 @@ pub fn listen(mut pipe: impl Read) -> std::io::Result<Heard> {
             return Ok(Heard::Over);
         }
         let mut frame = vec![0u8; len];
-        pipe.read_exact(&mut frame)?;
+        match pipe.read_exact(&mut frame) {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::UnexpectedEof => return Ok(Heard::Orphaned(last)),
+            Err(e) => return Err(e),
+        }
         last = Some(Undo::from_bytes(&frame).map_err(std::io::Error::other)?);
     }
 }
@@ -172,7 +193,8 @@ mod tests {
 
     fn undo(n: u32) -> Undo {
         let cp = format!("/org/freedesktop/NetworkManager/Checkpoint/{n}");
-        Undo::new(OwnedObjectPath::try_from(cp).unwrap(), true)
+        let timeout = std::time::Duration::from_secs(8);
+        Undo::new(OwnedObjectPath::try_from(cp).unwrap(), true, timeout)
     }
 
     #[test]
@@ -193,10 +215,21 @@ mod tests {
     }
 
     #[test]
-    fn a_frame_cut_short_or_not_a_record_is_an_error() {
-        let mut cut = frames(&[Some(&undo(1))]);
+    fn a_frame_cut_short_leaves_the_last_whole_record() {
+        let (first, second) = (undo(1), undo(2));
+        let mut cut = frames(&[Some(&first), Some(&second)]);
         cut.truncate(cut.len() - 3);
-        assert!(listen(&cut[..]).is_err());
+        let heard = listen(&cut[..]).unwrap();
+        let Heard::Orphaned(Some(last)) = heard else {
+            panic!("{heard:?}")
+        };
+        assert_eq!(last.checkpoint(), first.checkpoint());
+        cut.truncate(2);
+        assert!(matches!(listen(&cut[..]).unwrap(), Heard::Orphaned(None)));
+    }
+
+    #[test]
+    fn a_frame_that_is_not_a_record_is_an_error() {
         let garbage = [5u8, 0, 0, 0, 1, 2, 3, 4, 5];
         assert!(listen(&garbage[..]).is_err());
     }

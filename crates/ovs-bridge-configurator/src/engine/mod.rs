@@ -6,12 +6,12 @@
 //! them; [`profile_change`], [`profile_new`], [`profile_ovs`] and [`plan_ports`] write them) and
 //! verifying them in the kernel ([`in_kernel`]), then runs the caller's checks and commits or
 //! undoes the change ([`change`], [`undo`]); a process left behind undoes it the same way if
-//! the change's own process is killed before that ([`keeper`]). It reads nmstate's states through [`state`], and writes
-//! NetworkManager's settings through [`crate::nm::setting`].
+//! the change's own process is killed before that ([`keeper`]). It reads nmstate's states
+//! through [`state`], and writes NetworkManager's settings through [`crate::nm::setting`].
 //!
 //! Imports go one way: the NMState front ends (`crate::nmstate`) import the engine and bring
-//! their checks; the engine imports NetworkManager's client and profiles, the bonds' state and
-//! br-ex's name, nothing above them.
+//! their checks; the engine imports NetworkManager's client and profiles, the bonds' state,
+//! br-ex's name and the change lock, nothing above them.
 
 pub mod change;
 pub mod checkpoint;

@@ -38,10 +38,10 @@ use crate::engine::profile_change::{self, IfaceChange, Uncovered};
 use crate::engine::profile_new;
 use crate::engine::profile_ovs::{self, BridgeChange};
 use crate::engine::state::{Iface, IpConfig, State};
-use crate::engine::undo::{ACTIVATION_BOUND, Undo, write};
+use crate::engine::undo::{ACTIVATION_BOUND, Undo, nm_failed, write};
 use crate::nm::profile::{self, Settings};
 use crate::nm::setting::{Connection, Family, Ip, Setting};
-use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm, NmError, Store};
+use crate::nm::{DEVICE_TYPE_OVS_BRIDGE, DEVICE_TYPE_OVS_PORT, Nm, Store};
 
 /// How long a written change may take to be in place (an address NetworkManager sets a moment
 /// after the reapply returns, a DHCP method reaching its lease).
@@ -132,10 +132,6 @@ fn plan_view(state: &NetworkState) -> Result<State, Stop> {
 }
 
 /// A failed call to NetworkManager, as the change's failure.
-fn nm_failed(e: NmError) -> ChangeFailed {
-    ChangeFailed::NetworkManager(Box::new(e))
-}
-
 /// Why planning stops: the change is not covered (nmstate applies it), or reading what the plan
 /// needs failed.
 enum Stop {
@@ -563,14 +559,14 @@ fn has_dns(s: &Settings, family: Family) -> bool {
 /// Writes and activates `plan` inside a checkpoint (`timeout`), verifies it (in the kernel, or
 /// `desired` with nmstate's `gen_diff`) all within `deadline` if there is one, runs `check`, and
 /// commits only if all of that passed; undoes it otherwise ([`Undo`]). What undoes it is sent
-/// to `keeper` before each step, so that the change is undone the same way if this process
-/// is killed before it is over.
+/// before each step to a [`Keeper`], which undoes the change the same way if this process is
+/// killed before it is over.
 pub async fn write_activate_check<F, E>(
     nm: &Nm,
     desired: &NetworkState,
     plan: Plan,
     (timeout, deadline): (Duration, Option<Duration>),
-    (lasting, keeper): (Lasting, Option<Keeper>),
+    lasting: Lasting,
     check: F,
 ) -> Result<(), Failed<E>>
 where
@@ -587,7 +583,8 @@ where
         Lasting::UntilReboot => Store::Memory,
     };
     let put_back = plan.bridges.is_empty() && !plan.rewrites.iter().any(|r| r.moved);
-    let mut record = Recorded::new(Undo::new(cp.clone(), put_back), keeper);
+    let undo = Undo::new(cp.clone(), put_back, timeout);
+    let mut record = Recorded::new(undo, Keeper::spawn());
     let change = async {
         let renegotiating = write_and_activate(nm, &plan, store, &mut record).await?;
         verify(nm, desired, &plan).await?;

@@ -30,6 +30,8 @@ pub const ACTIVATION_BOUND: Duration = Duration::from_secs(30);
 #[derive(Debug, Serialize, Deserialize, Type)]
 pub struct Undo {
     checkpoint: OwnedObjectPath,
+    /// The checkpoint's rollback timeout, in seconds.
+    timeout_secs: u32,
     /// Whether putting the previous profiles back undoes it (else only the rollback does).
     put_back: bool,
     /// The interface and the UUID of each profile added.
@@ -55,22 +57,25 @@ impl std::fmt::Display for Undone {
     }
 }
 
-/// A rewritten profile as it was, the device it is reapplied on, and whether it was in memory.
+/// A rewritten profile as it was, the device it is reapplied on, and where it is put back
+/// ([`Store`]'s flags).
 #[derive(Debug, Serialize, Deserialize, Type)]
 struct Previous {
     iface: String,
     profile: OwnedObjectPath,
     device: OwnedObjectPath,
     settings: Settings,
-    in_memory: bool,
+    store: u32,
 }
 
 impl Undo {
-    /// Nothing written yet inside `checkpoint`; `put_back`: whether writing the previous
-    /// profiles back undoes the change.
-    pub fn new(checkpoint: OwnedObjectPath, put_back: bool) -> Undo {
+    /// Nothing written yet inside `checkpoint` (rolled back by NetworkManager `timeout` after
+    /// it was last extended); `put_back`: whether writing the previous profiles back undoes
+    /// the change.
+    pub fn new(checkpoint: OwnedObjectPath, put_back: bool, timeout: Duration) -> Undo {
         Undo {
             checkpoint,
+            timeout_secs: u32::try_from(timeout.as_secs()).unwrap_or(u32::MAX),
             put_back,
             added: Vec::new(),
             written: Vec::new(),
@@ -79,6 +84,11 @@ impl Undo {
 
     pub fn checkpoint(&self) -> &OwnedObjectPath {
         &self.checkpoint
+    }
+
+    /// The checkpoint's rollback timeout.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs(self.timeout_secs.into())
     }
 
     /// Records `iface`'s profile as it is (`settings`, stored in `store`) before it is
@@ -95,7 +105,7 @@ impl Undo {
             profile: profile.clone(),
             device: device.clone(),
             settings: settings.clone(),
-            in_memory: store != Store::Disk,
+            store: store as u32,
         });
     }
 
@@ -140,11 +150,10 @@ impl Undo {
             }
         }
         for p in self.written.iter().rev() {
-            let store = if p.in_memory {
-                Store::Memory
-            } else {
-                Store::Disk
-            };
+            let store = [Store::Disk, Store::Memory, Store::MemoryOnly]
+                .into_iter()
+                .find(|s| *s as u32 == p.store)
+                .unwrap_or(Store::MemoryOnly);
             if let Err(e) = write(nm, (&p.profile, &p.device), &p.settings, store).await {
                 tracing::warn!("{}: putting the previous profile back: {e}", p.iface);
                 restored = false;
@@ -195,7 +204,8 @@ pub async fn write(
     Ok(())
 }
 
-fn nm_failed(e: NmError) -> ChangeFailed {
+/// NetworkManager's error as the change's.
+pub fn nm_failed(e: NmError) -> ChangeFailed {
     ChangeFailed::NetworkManager(Box::new(e))
 }
 
@@ -210,7 +220,8 @@ mod tests {
 
     #[test]
     fn a_record_reads_back_as_it_was_written_settings_variants_included() {
-        let mut undo = Undo::new(path("/org/freedesktop/NetworkManager/Checkpoint/3"), true);
+        let cp = path("/org/freedesktop/NetworkManager/Checkpoint/3");
+        let mut undo = Undo::new(cp, true, Duration::from_secs(8));
         let mut settings = Settings::new();
         settings.entry("connection".into()).or_default().extend([
             ("id".to_owned(), val("br-ex-if")),
@@ -222,7 +233,8 @@ mod tests {
             .insert("route-metric".into(), val(48i64));
         let profile = path("/org/freedesktop/NetworkManager/Settings/7");
         let device = path("/org/freedesktop/NetworkManager/Devices/4");
-        undo.rewriting("br-ex", (&profile, &device), &settings, Store::Memory);
+        undo.rewriting("br-ex", (&profile, &device), &settings, Store::MemoryOnly);
+        undo.rewriting("ens4", (&profile, &device), &settings, Store::Disk);
         let mut new = Settings::new();
         new.entry("connection".into())
             .or_default()
@@ -231,6 +243,7 @@ mod tests {
 
         let back = Undo::from_bytes(&undo.to_bytes().unwrap()).unwrap();
         assert_eq!(back.checkpoint, undo.checkpoint);
+        assert_eq!(back.timeout(), Duration::from_secs(8));
         assert!(back.put_back);
         assert_eq!(back.added, undo.added);
         let p = &back.written[0];
@@ -239,7 +252,8 @@ mod tests {
             ("br-ex", &profile, &device)
         );
         assert_eq!(p.settings, settings);
-        assert!(p.in_memory);
+        assert_eq!(p.store, Store::MemoryOnly as u32);
+        assert_eq!(back.written[1].store, Store::Disk as u32);
     }
 
     #[test]

@@ -13,8 +13,6 @@ use selection::runfiles::read_ip_file;
 use crate::br_ex::BR_EX;
 use crate::engine::change::{Failed, Lasting, Renegotiating};
 use crate::engine::checkpoint;
-use crate::engine::keeper::Keeper;
-use crate::lock;
 use crate::nm::Nm;
 use crate::probe;
 use crate::settings::Settings;
@@ -53,8 +51,8 @@ pub struct Checks<'a> {
 /// Applies `state` inside the checkpoint (`timeout`, `lasting`), then runs `first` (a front
 /// end's own step: the declarative path's clean-up), checks br-ex and the probes, and commits
 /// only if all of that passes. The probes are selected while the change is planned. The
-/// caller holds the change lock, which the process left to undo the change if this one is
-/// killed takes before it acts.
+/// caller holds the change lock (passed on to the process left behind to undo the change if
+/// this one is killed).
 pub async fn apply_checked<F>(
     s: &Settings,
     nm: &Nm,
@@ -84,9 +82,8 @@ where
         let limit = renegotiating.probe_limit(start, bound).await;
         Ok(probe::await_after(reader, &selected, start, limit).await?)
     };
-    let keeper = Keeper::spawn(&lock::path(&s.run_dir));
     let bounds = (timeout, deadline);
-    checkpoint::within_checkpoint(nm, state, bounds, (lasting, keeper), select, check).await
+    checkpoint::within_checkpoint(nm, state, bounds, lasting, select, check).await
 }
 
 /// br-ex exists and carries the node IP (the install's seeds make br-ex mandatory in these

@@ -2651,7 +2651,7 @@ fn a_live_apply_killed_before_its_commit_is_undone_by_its_keeper_or_else_the_che
         .ns
         .ip(&["addr", "add", STAND_IN_VIP, "dev", "br-ex"])
         .unwrap();
-    let (took, log) = kill_after_change(&c, &[&file], Kill::Alone);
+    let (took, log) = kill_after_change(&c, &[&file], (Kill::Alone, &|| {}));
     let keeper = log.lines().find(|l| l.contains("undone in"));
     eprintln!(
         "killed apply-live: undone {:.2} s after the kill ({keeper:?})",
@@ -2668,34 +2668,9 @@ fn a_live_apply_killed_before_its_commit_is_undone_by_its_keeper_or_else_the_che
     assert!(stand_in_vip_on_br_ex(&c), "the VIP stays: {log}");
     assert!(c.reachable());
 
-    // A new NIC's profile and the dead route, kept beyond a reboot.
-    c.node.ns.nic("eth3").unwrap();
-    let with_nic = c.node.dir().join("nic-and-dead.yml");
-    fs::write(
-        &with_nic,
-        format!(
-            "interfaces:\n- name: eth3\n  type: ethernet\n  state: up\n  ipv4:\n    \
-             enabled: true\n    dhcp: false\n    address:\n    - ip: 192.0.2.33\n      \
-             prefix-length: 24\n{DEAD_DEFAULT_ROUTE}"
-        ),
-    )
-    .unwrap();
-    let keyfiles = || fs::read_dir(c.node.view.nm_connections()).unwrap().count();
-    let before = keyfiles();
-    let persist = Path::new("--persist");
-    let (_, log) = kill_after_change(&c, &[persist, &with_nic], Kill::Alone);
-    assert!(log.contains("put back"), "{log}");
-    let eth3 = c
-        .node
-        .ns
-        .ip(&["-br", "addr", "show", "dev", "eth3"])
-        .unwrap();
-    assert!(!eth3.contains("192.0.2.33"), "{eth3}\n{log}");
-    assert!(!c.profile_names().contains("eth3"), "{}", c.profile_names());
-    assert_eq!(keyfiles(), before, "no keyfile left under /etc\n{log}");
-    assert!(stand_in_vip_on_br_ex(&c), "the VIP stays: {log}");
+    killed_persisted_change_adding_a_nic_leaves_nothing(&c);
 
-    let (took, log) = kill_after_change(&c, &[&file], Kill::WithItsKeeper);
+    let (took, log) = kill_after_change(&c, &[&file], (Kill::WithItsKeeper, &|| {}));
     eprintln!(
         "killed apply-live and its keeper: rolled back by the checkpoint {:.1} s after the kill",
         took.as_secs_f64()
@@ -2710,6 +2685,43 @@ fn a_live_apply_killed_before_its_commit_is_undone_by_its_keeper_or_else_the_che
         "NetworkManager's rollback re-activated br-ex"
     );
     assert!(c.reachable());
+}
+
+/// A change meant to outlive a reboot (`--persist`) that adds a NIC's profile beside the dead
+/// route, SIGKILLed: the process it left behind deletes the profile and puts br-ex's back where
+/// it was stored, leaving no keyfile under /etc; the stand-in VIP stays.
+fn killed_persisted_change_adding_a_nic_leaves_nothing(c: &Case) {
+    c.node.ns.nic("eth3").unwrap();
+    let with_nic = c.node.dir().join("nic-and-dead.yml");
+    fs::write(
+        &with_nic,
+        format!(
+            "interfaces:\n- name: eth3\n  type: ethernet\n  state: up\n  ipv4:\n    \
+             enabled: true\n    dhcp: false\n    address:\n    - ip: 192.0.2.33\n      \
+             prefix-length: 24\n{DEAD_DEFAULT_ROUTE}"
+        ),
+    )
+    .unwrap();
+    let keyfiles = || fs::read_dir(c.node.view.nm_connections()).unwrap().count();
+    let before = keyfiles();
+    let persist = Path::new("--persist");
+    let written = || {
+        assert!(
+            keyfiles() > before,
+            "the change wrote its keyfiles under /etc"
+        )
+    };
+    let (_, log) = kill_after_change(c, &[persist, &with_nic], (Kill::Alone, &written));
+    assert!(log.contains("put back"), "{log}");
+    let eth3 = c
+        .node
+        .ns
+        .ip(&["-br", "addr", "show", "dev", "eth3"])
+        .unwrap();
+    assert!(!eth3.contains("192.0.2.33"), "{eth3}\n{log}");
+    assert!(!c.profile_names().contains("eth3"), "{}", c.profile_names());
+    assert_eq!(keyfiles(), before, "no keyfile left under /etc\n{log}");
+    assert!(stand_in_vip_on_br_ex(c), "the VIP stays: {log}");
 }
 
 /// An address on br-ex that NetworkManager did not configure, as keepalived's API VIP is.
@@ -2730,10 +2742,14 @@ enum Kill {
     WithItsKeeper,
 }
 
-/// Starts `apply-live ARGS` (default settings; its state has the dead default route), SIGKILLs
-/// it (`how`) once its change is in place, and waits for the node to be back; how long after
-/// the kill, and what the apply and its keeper logged.
-fn kill_after_change(c: &Case, args: &[&Path], how: Kill) -> (Duration, String) {
+/// Starts `apply-live ARGS` (default settings; its state has the dead default route), runs
+/// `at_kill` once its change is in place and SIGKILLs it (`how`), and waits for the node to be
+/// back; how long after the kill, and what the apply and its keeper logged.
+fn kill_after_change(
+    c: &Case,
+    args: &[&Path],
+    (how, at_kill): (Kill, &dyn Fn()),
+) -> (Duration, String) {
     use std::io::Read;
     use std::os::unix::process::CommandExt;
 
@@ -2756,6 +2772,7 @@ fn kill_after_change(c: &Case, args: &[&Path], how: Kill) -> (Duration, String) 
         Kill::Alone => child.id().to_string(),
         Kill::WithItsKeeper => format!("-{}", child.id()),
     };
+    at_kill();
     let killed = Instant::now();
     let kill = Command::new("kill")
         .args(["-KILL", "--", &target])

@@ -347,8 +347,16 @@ fn a_per_host_nmstate_file_puts_br_ex_on_an_lacp_bond() {
     node.reboot()
         .unwrap_or_else(|e| panic!("{e}\n{}", node.diagnostics()));
     node.sh(&Uplink::Lacp.switch()).unwrap();
-    node.sh(&format!("{AWAIT_GATEWAY}await_gateway 60"))
-        .unwrap_or_else(|e| panic!("{e}\n{}", node.diagnostics()));
+    if let Err(e) = node.sh(&format!("{AWAIT_GATEWAY}await_gateway 60")) {
+        // What the logs do not show: both ends' LACP state, the addresses and routes.
+        let state = node
+            .sh(
+                "cat /proc/net/bonding/bond0; ip netns exec sw cat /proc/net/bonding/swb
+                 ip -br addr; ip route; ovs-vsctl show",
+            )
+            .unwrap_or_else(|e| e.to_string());
+        panic!("{e}\n--- after the reboot\n{state}\n{}", node.diagnostics());
+    }
     assert_eq!(
         node.sh("ovs-vsctl list-ports br-ex").unwrap().trim(),
         "bond0"

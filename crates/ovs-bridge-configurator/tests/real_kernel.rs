@@ -253,31 +253,40 @@ fn a_bond_that_does_not_forward_in_time_is_rolled_back() {
     node.sh(&Uplink::Lacp.node()).unwrap();
     // The switch stops forwarding for the node once the configurator has probed the gateway
     // and before it changes anything (its bond goes down, as a switch whose LACP partner does
-    // not take the re-formed bond back in time), and forwards again once the node IP is back
-    // on bond0. How soon LACP itself renegotiates varies from run to run (once it was within
-    // the activation, and even a 0 s timeout passed), so the switch, not the timing, makes the
-    // new uplink silent past the 3 s the node waits: the conversion must fail and roll back.
-    node.sh(&format!(
+    // not take the re-formed bond back in time), and forwards again once the apply has returned.
+    // How soon LACP itself renegotiates varies from run to run (once it was within the
+    // activation, and even a 0 s timeout passed), so the switch, not the timing, makes the new
+    // uplink silent past the 3 s the node waits: the conversion must fail and roll back. The
+    // switch waits for the apply's end, not for the node IP's round trip off bond0 and back:
+    // a helper slowed by a loaded machine could miss that round trip and keep the switch down.
+    node.sh(
         "mkdir -p /etc/ovs-bridge-configurator
          echo 'forwarding-timeout-secs = 3' > /etc/ovs-bridge-configurator/config.toml
          rm -f /run/x/apply.log
          setsid -f bash -c '
              until grep -qs \"it must answer after the change\" /run/x/apply.log; do sleep 0.05; done
-             ip -n sw link set swb down
-             while ip -br -4 addr show bond0 | grep -q \" {NODE_IP}/\"; do sleep 0.1; done
-             until ip -br -4 addr show bond0 2>/dev/null | grep -q \" {NODE_IP}/\"; do sleep 0.1; done
-             ip -n sw link set swb up
-         ' > /dev/null 2>&1"
-    ))
+             ip -n sw link set swb down; echo \"$(date -u +%T.%N) switch bond down\"
+             until [ -e /run/x/apply.done ]; do sleep 0.1; done
+             ip -n sw link set swb up; echo \"$(date -u +%T.%N) the apply returned: switch bond up\"
+         ' > /run/x/switch.log 2>&1",
+    )
     .unwrap();
     let c = convert(&mut node);
+    eprintln!(
+        "rolled back: apply {:.2} s, gateway {:?} s after it returned\n{}\n--- the switch's steps\n{}",
+        c.apply_s,
+        c.gateway_s,
+        c.log,
+        node.file("switch.log")
+    );
     assert_ne!(c.status, 0, "{}", c.log);
     assert_the_silent_gateway_is_named(&c.log, "3s");
-    assert!(
-        c.gateway_s.is_some(),
-        "the gateway answers again after the rollback\n{}",
-        c.log
-    );
+    if c.gateway_s.is_none() {
+        panic!(
+            "the gateway answers again after the rollback\n{}",
+            lacp_state(&mut node)
+        );
+    }
     let addr = node.sh("ip -br -4 addr show bond0").unwrap();
     assert!(
         addr.contains(NODE_IP),
@@ -285,6 +294,16 @@ fn a_bond_that_does_not_forward_in_time_is_rolled_back() {
     );
     let bridges = node.sh("ovs-vsctl list-br").unwrap();
     assert!(!bridges.contains("br-ex"), "{bridges}");
+}
+
+/// What the logs do not show when a bond does not forward: both ends' LACP state, the node's
+/// addresses, routes and OVS.
+fn lacp_state(node: &mut RealKernelNode) -> String {
+    node.sh(
+        "echo \"--- at $(date -u +%T.%N)\"; cat /proc/net/bonding/bond0
+         ip netns exec sw cat /proc/net/bonding/swb; ip -br addr; ip route; ovs-vsctl show",
+    )
+    .unwrap_or_else(|e| e.to_string())
 }
 
 /// Writes `yaml` as the node's own NMState file and runs `apply-nmstate`; its exit status and log.
@@ -348,14 +367,11 @@ fn a_per_host_nmstate_file_puts_br_ex_on_an_lacp_bond() {
         .unwrap_or_else(|e| panic!("{e}\n{}", node.diagnostics()));
     node.sh(&Uplink::Lacp.switch()).unwrap();
     if let Err(e) = node.sh(&format!("{AWAIT_GATEWAY}await_gateway 60")) {
-        // What the logs do not show: both ends' LACP state, the addresses and routes.
-        let state = node
-            .sh(
-                "cat /proc/net/bonding/bond0; ip netns exec sw cat /proc/net/bonding/swb
-                 ip -br addr; ip route; ovs-vsctl show",
-            )
-            .unwrap_or_else(|e| e.to_string());
-        panic!("{e}\n--- after the reboot\n{state}\n{}", node.diagnostics());
+        panic!(
+            "{e}\n--- after the reboot\n{}\n{}",
+            lacp_state(&mut node),
+            node.diagnostics()
+        );
     }
     assert_eq!(
         node.sh("ovs-vsctl list-ports br-ex").unwrap().trim(),

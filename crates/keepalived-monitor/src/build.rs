@@ -7,7 +7,7 @@ use selection::holder::{Lookup, find_interface};
 use selection::net::{Cidr, go_text};
 use selection::{Request, Snapshot, Target, TargetRole, select};
 
-use crate::model::{Instance, Keepalived, SyncGroup};
+use crate::model::{Instance, Keepalived, Script, SyncGroup};
 use crate::model::{Mode, Role};
 use crate::peers::{Peer, Peers};
 use crate::settings::Settings;
@@ -154,179 +154,265 @@ pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
         ));
         return Ok(conf);
     }
-    let (api_vrid, ingress_vrid) =
-        vr_ids(&s.cluster_name).ok_or_else(|| BuildError::NoVrid(s.cluster_name.clone()))?;
-    let unicast = inp.mode == Mode::Unicast;
-    let bootstrap = s.role == Role::Bootstrap;
+    let cx = Context::new(inp)?;
     let count = s.api_vips.len().max(s.ingress_vips.len());
-    let vips_of = |i: usize| -> Vec<IpAddr> {
-        s.api_vips
-            .get(i)
-            .into_iter()
-            .chain(s.ingress_vips.get(i))
-            .copied()
-            .collect()
-    };
-    let masters: Vec<&Peer> = inp
-        .peers
-        .nodes
-        .iter()
-        .filter(|n| n.role == Role::Master)
+    let sources: Vec<Option<(String, IpAddr)>> = (0..count)
+        .map(|i| vrrp_source(inp, &vips_of(s, i)))
         .collect();
-    // Upstream's two-node topologies: a lone master gets a placeholder backend.
-    let lone_master_placeholder = masters.len() == 1
-        && matches!(
-            s.topology.as_str(),
-            "HighlyAvailableArbiter" | "DualReplica"
-        );
-    let family_of = |vips: &[IpAddr]| if vips[0].is_ipv6() { "IPv6" } else { "IPv4" };
-    let sources: Vec<Option<(String, IpAddr)>> =
-        (0..count).map(|i| vrrp_source(inp, &vips_of(i))).collect();
     if count > 0 && sources.iter().all(Option::is_none) {
-        let mut families: Vec<&str> = (0..count).map(|i| family_of(&vips_of(i))).collect();
+        let mut families: Vec<&str> = (0..count).map(|i| family_of(&vips_of(s, i))).collect();
         families.dedup();
         return Err(BuildError::NoInterface(families.join(" and ")));
     }
-    // Upstream's guard: every non-bootstrap role, on the first VIP family only, counting the
-    // backends upstream lists (a single master can never have two: SNO, PR #394, is exempt).
-    if unicast && !bootstrap && s.topology != "SingleReplica" && count > 0 {
-        let known =
-            known_backends(inp, &vips_of(0), &masters) + usize::from(lone_master_placeholder);
-        if known < 2 {
-            return Err(BuildError::TooFewBackends(known));
-        }
-    }
-    let (mut api_names, mut ingress_names) = (Vec::new(), Vec::new());
+    cx.guard(count)?;
+    let mut names = Names::default();
     for (i, source) in sources.into_iter().enumerate() {
-        let api = s.api_vips.get(i).copied();
-        let ingress = s.ingress_vips.get(i).copied();
-        let vips = vips_of(i);
-        let family = family_of(&vips);
         // A dual-stack node without an address of this family yet (slow DHCPv6/RA, an
         // IPv4-only NIC) still serves the other family; this one's instances join when its
         // address appears. Upstream would give them another family's source: a broken instance.
-        let Some((iface, src)) = source else {
+        let Some(source) = source else {
             conf.notes.push(format!(
-                "no interface holds an {family} address for VIP set {i}: its instances are left out until one does"
+                "no interface holds an {} address for VIP set {i}: its instances are left out until one does",
+                family_of(&vips_of(s, i))
             ));
             continue;
         };
-        let own = go_text(src);
+        cx.vip_set(&VipSet::new(&cx, i, source), &mut conf, &mut names);
+    }
+    sync_groups(s, count, &mut conf, &names);
+    conf.scripts = used_scripts(s, &conf);
+    Ok(conf)
+}
+
+/// The VIPs of set `i`: its API VIP, then its ingress VIP (one family).
+fn vips_of(s: &Settings, i: usize) -> Vec<IpAddr> {
+    s.api_vips
+        .get(i)
+        .into_iter()
+        .chain(s.ingress_vips.get(i))
+        .copied()
+        .collect()
+}
+
+/// "IPv4" or "IPv6": the family of a VIP set, as the notes and errors name it.
+fn family_of(vips: &[IpAddr]) -> &'static str {
+    if vips[0].is_ipv6() { "IPv6" } else { "IPv4" }
+}
+
+/// The instance names rendered, by kind, for the sync groups.
+#[derive(Default)]
+struct Names {
+    api: Vec<String>,
+    ingress: Vec<String>,
+}
+
+/// What every VIP set's instances share: the settings, the transport and the masters.
+struct Context<'a> {
+    inp: &'a Inputs<'a>,
+    s: &'a Settings,
+    api_vrid: u8,
+    ingress_vrid: u8,
+    unicast: bool,
+    bootstrap: bool,
+    masters: Vec<&'a Peer>,
+    /// Upstream's two-node topologies: a lone master gets a placeholder backend.
+    lone_master_placeholder: bool,
+}
+
+impl<'a> Context<'a> {
+    fn new(inp: &'a Inputs<'a>) -> Result<Self, BuildError> {
+        let s = inp.settings;
+        let (api_vrid, ingress_vrid) =
+            vr_ids(&s.cluster_name).ok_or_else(|| BuildError::NoVrid(s.cluster_name.clone()))?;
+        let masters: Vec<&Peer> = inp
+            .peers
+            .nodes
+            .iter()
+            .filter(|n| n.role == Role::Master)
+            .collect();
+        let lone_master_placeholder = masters.len() == 1
+            && matches!(
+                s.topology.as_str(),
+                "HighlyAvailableArbiter" | "DualReplica"
+            );
+        Ok(Context {
+            inp,
+            s,
+            api_vrid,
+            ingress_vrid,
+            unicast: inp.mode == Mode::Unicast,
+            bootstrap: s.role == Role::Bootstrap,
+            masters,
+            lone_master_placeholder,
+        })
+    }
+
+    /// Upstream's guard: every non-bootstrap role, on the first VIP family only, counting the
+    /// backends upstream lists (a single master can never have two: SNO, PR #394, is exempt).
+    fn guard(&self, count: usize) -> Result<(), BuildError> {
+        if !self.unicast || self.bootstrap || self.s.topology == "SingleReplica" || count == 0 {
+            return Ok(());
+        }
+        let known = known_backends(self.inp, &vips_of(self.s, 0), &self.masters)
+            + usize::from(self.lone_master_placeholder);
+        if known < 2 {
+            return Err(BuildError::TooFewBackends(known));
+        }
+        Ok(())
+    }
+
+    /// The API and ingress instances of one VIP set, or notes saying why one is left out.
+    fn vip_set(&self, set: &VipSet, conf: &mut Keepalived, names: &mut Names) {
+        let (s, i) = (self.s, set.index);
+        let wants_api = matches!(s.role, Role::Master | Role::Arbiter | Role::Bootstrap);
+        if let Some(vip) = s.api_vips.get(i).copied().filter(|_| wants_api) {
+            // Split-brain protection: join only when registered as a backend (the bootstrap is
+            // never a backend; it lists all of them).
+            if !self.unicast || self.bootstrap || set.backends.contains(&set.own) {
+                let peers = if self.bootstrap {
+                    set.backends.clone()
+                } else {
+                    set.peers_without_self(&set.backends)
+                };
+                let instance = self.instance(set, Kind::Api, vip, peers);
+                names.api.push(instance.name.clone());
+                conf.instances.push(instance);
+            } else {
+                conf.notes.push(format!(
+                    "{} is not an API backend: no {}_API_{i} instance",
+                    set.own, s.cluster_name
+                ));
+            }
+        }
+        if let Some(vip) = s.ingress_vips.get(i).copied().filter(|_| !self.bootstrap) {
+            if !self.unicast || set.ingress_peers.contains(&set.own) {
+                let peers = set.peers_without_self(&set.ingress_peers);
+                let instance = self.instance(set, Kind::Ingress, vip, peers);
+                names.ingress.push(instance.name.clone());
+                conf.instances.push(instance);
+            } else {
+                conf.notes.push(format!(
+                    "{} is not an ingress peer: no {}_INGRESS_{i} instance",
+                    set.own, s.cluster_name
+                ));
+            }
+        }
+    }
+
+    /// One `vrrp_instance` of `kind` for `vip`, with `peers` as its unicast peers.
+    fn instance(&self, set: &VipSet, kind: Kind, vip: IpAddr, peers: Vec<String>) -> Instance {
+        let cluster = &self.s.cluster_name;
+        let (tag, vrid, priority, checks) = match kind {
+            Kind::Api if self.bootstrap => ("API", self.api_vrid, 70, vec![]),
+            Kind::Api => ("API", self.api_vrid, 40, API_CHECKS.to_vec()),
+            Kind::Ingress => ("INGRESS", self.ingress_vrid, 20, INGRESS_CHECKS.to_vec()),
+        };
+        Instance {
+            name: format!("{cluster}_{tag}_{}", set.index),
+            interface: set.interface.clone(),
+            vrid,
+            priority,
+            unicast: self
+                .unicast
+                .then(|| (set.own.clone(), or_placeholder(peers, set.source))),
+            auth_pass: auth(cluster, &tag.to_lowercase(), vip),
+            vip: format!("{}/{}", go_text(vip), if vip.is_ipv6() { 128 } else { 32 }),
+            label: vip.is_ipv4(),
+            track_scripts: checks.into_iter().map(String::from).collect(),
+        }
+    }
+}
+
+/// The two kinds of VRRP instance a VIP set gives.
+#[derive(Clone, Copy)]
+enum Kind {
+    Api,
+    Ingress,
+}
+
+/// One VIP set's VRRP source and the peer lists its instances draw from.
+struct VipSet {
+    index: usize,
+    interface: String,
+    source: IpAddr,
+    /// The source as upstream writes it, compared with the peer lists' entries.
+    own: String,
+    /// API backends: masters, sorted by address text (upstream compares strings). A master
+    /// whose address cannot be resolved yet counts for the guard but is never rendered.
+    backends: Vec<String>,
+    ingress_peers: Vec<String>,
+}
+
+impl VipSet {
+    fn new(cx: &Context<'_>, index: usize, (interface, source): (String, IpAddr)) -> Self {
+        let vips = vips_of(cx.s, index);
         // The machine network: a DHCPv6 /128 host stands for its /64 (upstream), or no peer
         // of a /128 worker is ever inside it and every worker takes the ingress VIP.
-        let machine =
-            find_interface(inp.snapshot, vips[0], Lookup::Subnet).map(|h| h.address.host_network());
-        let address_of = |p: &Peer| peer_address(p, &vips, machine, src).map(go_text);
-        // API backends: masters, sorted by address text (upstream compares strings). A master
-        // whose address cannot be resolved yet counts for the guard but is never rendered.
-        let mut backends: Vec<String> = masters.iter().copied().filter_map(address_of).collect();
-        if lone_master_placeholder {
+        let machine = find_interface(cx.inp.snapshot, vips[0], Lookup::Subnet)
+            .map(|h| h.address.host_network());
+        let address_of = |p: &Peer| peer_address(p, &vips, machine, source).map(go_text);
+        let mut backends: Vec<String> = cx.masters.iter().copied().filter_map(address_of).collect();
+        if cx.lone_master_placeholder {
             backends.push(placeholder(vips[0]));
         }
         backends.sort();
-        let ingress_peers: Vec<String> = inp.peers.nodes.iter().filter_map(address_of).collect();
-        let peers_without = |list: &[String]| {
-            list.iter()
-                .filter(|p| **p != own)
-                .cloned()
-                .collect::<Vec<_>>()
-        };
-        let unicast_of =
-            |peers: Vec<String>| unicast.then(|| (own.clone(), or_placeholder(peers, src)));
-        let netmask = |ip: IpAddr| if ip.is_ipv6() { 128 } else { 32 };
-        let wants_api = matches!(s.role, Role::Master | Role::Arbiter | Role::Bootstrap);
-        if let Some(vip) = api.filter(|_| wants_api) {
-            // Split-brain protection: join only when registered as a backend (the bootstrap is
-            // never a backend; it lists all of them).
-            if !unicast || bootstrap || backends.contains(&own) {
-                let name = format!("{}_API_{i}", s.cluster_name);
-                api_names.push(name.clone());
-                conf.instances.push(Instance {
-                    name,
-                    interface: iface.clone(),
-                    vrid: api_vrid,
-                    priority: if bootstrap { 70 } else { 40 },
-                    unicast: unicast_of(if bootstrap {
-                        backends.clone()
-                    } else {
-                        peers_without(&backends)
-                    }),
-                    auth_pass: auth(&s.cluster_name, "api", vip),
-                    vip: format!("{}/{}", go_text(vip), netmask(vip)),
-                    label: vip.is_ipv4(),
-                    track_scripts: if bootstrap {
-                        vec![]
-                    } else {
-                        API_CHECKS.map(String::from).to_vec()
-                    },
-                });
-            } else {
-                conf.notes.push(format!(
-                    "{own} is not an API backend: no {}_API_{i} instance",
-                    s.cluster_name
-                ));
-            }
-        }
-        if let Some(vip) = ingress.filter(|_| !bootstrap) {
-            if !unicast || ingress_peers.contains(&own) {
-                let name = format!("{}_INGRESS_{i}", s.cluster_name);
-                ingress_names.push(name.clone());
-                conf.instances.push(Instance {
-                    name,
-                    interface: iface.clone(),
-                    vrid: ingress_vrid,
-                    priority: 20,
-                    unicast: unicast_of(peers_without(&ingress_peers)),
-                    auth_pass: auth(&s.cluster_name, "ingress", vip),
-                    vip: format!("{}/{}", go_text(vip), netmask(vip)),
-                    label: vip.is_ipv4(),
-                    track_scripts: INGRESS_CHECKS.map(String::from).to_vec(),
-                });
-            } else {
-                conf.notes.push(format!(
-                    "{own} is not an ingress peer: no {}_INGRESS_{i} instance",
-                    s.cluster_name
-                ));
-            }
+        VipSet {
+            index,
+            interface,
+            source,
+            own: go_text(source),
+            backends,
+            ingress_peers: cx.inp.peers.nodes.iter().filter_map(address_of).collect(),
         }
     }
-    // OpenStack dual stack (MCO's master and worker templates; not the arbiter's): both
-    // families fail over together, tracked once per group. A group of one instance (a family
-    // missing here, or this node in only one family's peer list) is not rendered: keepalived
-    // 2.2.7 rejects it ("has only 1 virtual router(s)"), and the instance keeps its own checks.
-    if s.platform == "OpenStack" && count > 1 && matches!(s.role, Role::Master | Role::Worker) {
-        for (group, names, checks) in [
-            ("VG_API", &api_names, API_CHECKS),
-            ("VG_INGRESS", &ingress_names, INGRESS_CHECKS),
-        ] {
-            if names.len() < 2 {
-                continue;
-            }
-            conf.sync_groups.push(SyncGroup {
-                name: group.into(),
-                instances: names.clone(),
-                track_scripts: checks.map(String::from).to_vec(),
-            });
-            for i in conf
-                .instances
-                .iter_mut()
-                .filter(|i| names.contains(&i.name))
-            {
-                i.track_scripts.clear();
-            }
+
+    /// `list` without this node's own address.
+    fn peers_without_self(&self, list: &[String]) -> Vec<String> {
+        list.iter().filter(|p| **p != self.own).cloned().collect()
+    }
+}
+
+/// OpenStack dual stack (MCO's master and worker templates; not the arbiter's): both
+/// families fail over together, tracked once per group. A group of one instance (a family
+/// missing here, or this node in only one family's peer list) is not rendered: keepalived
+/// 2.2.7 rejects it ("has only 1 virtual router(s)"), and the instance keeps its own checks.
+fn sync_groups(s: &Settings, count: usize, conf: &mut Keepalived, names: &Names) {
+    if s.platform != "OpenStack" || count < 2 || !matches!(s.role, Role::Master | Role::Worker) {
+        return;
+    }
+    for (group, names, checks) in [
+        ("VG_API", &names.api, API_CHECKS),
+        ("VG_INGRESS", &names.ingress, INGRESS_CHECKS),
+    ] {
+        if names.len() < 2 {
+            continue;
+        }
+        conf.sync_groups.push(SyncGroup {
+            name: group.into(),
+            instances: names.clone(),
+            track_scripts: checks.map(String::from).to_vec(),
+        });
+        for i in conf
+            .instances
+            .iter_mut()
+            .filter(|i| names.contains(&i.name))
+        {
+            i.track_scripts.clear();
         }
     }
+}
+
+/// The `vrrp_script` definitions some instance or sync group tracks, in the settings' order.
+fn used_scripts(s: &Settings, conf: &Keepalived) -> Vec<(String, Script)> {
     let used: Vec<&String> = conf
         .instances
         .iter()
         .flat_map(|i| &i.track_scripts)
         .chain(conf.sync_groups.iter().flat_map(|g| &g.track_scripts))
         .collect();
-    conf.scripts = s
-        .scripts
+    s.scripts
         .iter()
         .filter(|(n, _)| used.contains(n))
         .map(|(n, sc)| (n.clone(), sc.clone()))
-        .collect();
-    Ok(conf)
+        .collect()
 }

@@ -89,61 +89,82 @@ impl Keepalived {
              vrrp_garp_master_refresh 60\n    vrrp_garp_master_delay 1\n}\n",
         );
         for (name, s) in &self.scripts {
-            let _ = write!(
-                o,
-                "\nvrrp_script {name} {{\n    script \"{}\"\n    interval {}\n",
-                s.command, s.interval
-            );
-            if let Some(w) = s.weight {
-                let _ = writeln!(o, "    weight {w}");
-            }
-            let _ = write!(o, "    rise {}\n    fall {}\n}}\n", s.rise, s.fall);
+            s.render(name, &mut o);
         }
         for g in &self.sync_groups {
-            let _ = write!(o, "\nvrrp_sync_group {} {{\n    group {{\n", g.name);
-            for i in &g.instances {
-                let _ = writeln!(o, "        {i}");
-            }
-            o.push_str("    }\n    track_script {\n");
-            for t in &g.track_scripts {
-                let _ = writeln!(o, "        {t}");
-            }
-            o.push_str("    }\n}\n");
+            g.render(&mut o);
         }
         for i in &self.instances {
-            let _ = write!(
-                o,
-                "\nvrrp_instance {} {{\n    state BACKUP\n    interface {}\n    virtual_router_id {}\n    priority {}\n    advert_int 1\n",
-                i.name, i.interface, i.vrid, i.priority
-            );
-            if let Some((src, peers)) = &i.unicast {
-                let _ = write!(o, "    unicast_src_ip {src}\n    unicast_peer {{\n");
-                for p in peers {
-                    let _ = writeln!(o, "        {p}");
-                }
-                o.push_str("    }\n");
-            }
-            if let Some(pass) = &i.auth_pass {
-                let _ = write!(
-                    o,
-                    "    authentication {{\n        auth_type PASS\n        auth_pass {pass}\n    }}\n"
-                );
-            }
-            let label = if i.label { " label vip" } else { "" };
-            let _ = write!(
-                o,
-                "    virtual_ipaddress {{\n        {}{label}\n    }}\n",
-                i.vip
-            );
-            if !i.track_scripts.is_empty() {
-                o.push_str("    track_script {\n");
-                for t in &i.track_scripts {
-                    let _ = writeln!(o, "        {t}");
-                }
-                o.push_str("    }\n");
-            }
-            o.push_str("}\n");
+            i.render(&mut o);
         }
         o
+    }
+}
+
+impl Script {
+    /// `vrrp_script <name> { ... }`.
+    fn render(&self, name: &str, o: &mut String) {
+        let _ = write!(
+            o,
+            "\nvrrp_script {name} {{\n    script \"{}\"\n    interval {}\n",
+            self.command, self.interval
+        );
+        if let Some(w) = self.weight {
+            let _ = writeln!(o, "    weight {w}");
+        }
+        let _ = write!(o, "    rise {}\n    fall {}\n}}\n", self.rise, self.fall);
+    }
+}
+
+impl SyncGroup {
+    /// `vrrp_sync_group <name> { group { ... } track_script { ... } }`.
+    fn render(&self, o: &mut String) {
+        let _ = write!(o, "\nvrrp_sync_group {} {{\n    group {{\n", self.name);
+        for i in &self.instances {
+            let _ = writeln!(o, "        {i}");
+        }
+        o.push_str("    }\n    track_script {\n");
+        for t in &self.track_scripts {
+            let _ = writeln!(o, "        {t}");
+        }
+        o.push_str("    }\n}\n");
+    }
+}
+
+impl Instance {
+    /// `vrrp_instance <name> { ... }`, in upstream's key order.
+    fn render(&self, o: &mut String) {
+        let _ = write!(
+            o,
+            "\nvrrp_instance {} {{\n    state BACKUP\n    interface {}\n    virtual_router_id {}\n    priority {}\n    advert_int 1\n",
+            self.name, self.interface, self.vrid, self.priority
+        );
+        if let Some((src, peers)) = &self.unicast {
+            let _ = write!(o, "    unicast_src_ip {src}\n    unicast_peer {{\n");
+            for p in peers {
+                let _ = writeln!(o, "        {p}");
+            }
+            o.push_str("    }\n");
+        }
+        if let Some(pass) = &self.auth_pass {
+            let _ = write!(
+                o,
+                "    authentication {{\n        auth_type PASS\n        auth_pass {pass}\n    }}\n"
+            );
+        }
+        let label = if self.label { " label vip" } else { "" };
+        let _ = write!(
+            o,
+            "    virtual_ipaddress {{\n        {}{label}\n    }}\n",
+            self.vip
+        );
+        if !self.track_scripts.is_empty() {
+            o.push_str("    track_script {\n");
+            for t in &self.track_scripts {
+                let _ = writeln!(o, "        {t}");
+            }
+            o.push_str("    }\n");
+        }
+        o.push_str("}\n");
     }
 }

@@ -83,8 +83,10 @@ struct ScriptOverride {
 }
 
 impl ScriptOverride {
-    fn apply(self, s: &mut Script) {
-        s.command = self.command.unwrap_or(std::mem::take(&mut s.command));
+    fn apply(&self, s: &mut Script) {
+        if let Some(command) = &self.command {
+            s.command.clone_from(command);
+        }
         s.interval = self.interval.unwrap_or(s.interval);
         s.weight = self.weight.or(s.weight);
         s.rise = self.rise.unwrap_or(s.rise);
@@ -177,6 +179,8 @@ fn cluster_name(
     Ok(first.to_owned())
 }
 
+/// The settings from the flags over the config file over the defaults, each checked; an error
+/// names the flag or the file's key.
 pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, UsageError> {
     let (cfg, path): (ConfigFile, _) = load_config(args.config.as_deref(), default_config)?;
     let origin = |key: &str| match &path {
@@ -184,85 +188,20 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
         None => format!("--{key}"),
     };
     let cluster_name = cluster_name(args, &cfg, &origin)?;
-    let api_vips = if args.api_vips.is_empty() {
-        cfg.api_vips.unwrap_or_default()
-    } else {
-        args.api_vips.clone()
-    };
-    let ingress_vips = if args.ingress_vips.is_empty() {
-        cfg.ingress_vips.unwrap_or_default()
-    } else {
-        args.ingress_vips.clone()
-    };
-    for (key, list) in [("api-vips", &api_vips), ("ingress-vips", &ingress_vips)] {
-        let v4 = list.iter().filter(|ip| ip.is_ipv4()).count();
-        if v4 > 1 || list.len() - v4 > 1 {
-            return Err(UsageError(format!(
-                "invalid {}: at most one address per family",
-                origin(key)
-            )));
-        }
-    }
-    // With the user's load balancer keepalived has nothing to do (the daemon exits at start), so
-    // a node with no VIP at all (vSphere UPI, where MCO's templates find none) is valid.
-    let user_managed_lb = cfg.user_managed_lb.unwrap_or(false);
-    if !user_managed_lb && api_vips.is_empty() && ingress_vips.is_empty() {
-        return Err(UsageError(format!(
-            "no API or ingress VIP configured ({}, {})",
-            origin("api-vips"),
-            origin("ingress-vips")
-        )));
-    }
-    let reload = match args.reload.or(cfg.reload).unwrap_or(ReloadMethod::Systemd) {
-        ReloadMethod::Systemd => Reload::Systemd,
-        ReloadMethod::Pidfile => {
-            Reload::Pidfile(cfg.pid_file.unwrap_or_else(|| "/run/keepalived.pid".into()))
-        }
-        ReloadMethod::Socket => Reload::Socket(
-            cfg.control_socket
-                .unwrap_or_else(|| "/var/run/keepalived/keepalived.sock".into()),
-        ),
-    };
+    let (api_vips, ingress_vips) = vips(args, &cfg, &origin)?;
     let role = args.role.or(cfg.role).unwrap_or(Role::Master);
-    if role == Role::Bootstrap && matches!(reload, Reload::Pidfile(_)) {
-        return Err(UsageError(format!(
-            "invalid {} \"pidfile\" for role bootstrap: the API watchdog must be able to start \
-             keepalived again (systemd or socket)",
-            origin("reload")
-        )));
-    }
-    // `--peers FILE` always means the file source (upstream-style `render --peers`).
-    let peers = match (args.peers_file.clone(), cfg.peer_source) {
-        (Some(f), _) => PeerSource::File(f),
-        (None, None | Some(PeerSourceKind::Kubernetes)) => PeerSource::Kubernetes(
-            cfg.kubeconfig
-                .unwrap_or_else(|| "/var/lib/kubelet/kubeconfig".into()),
-        ),
-        (None, Some(PeerSourceKind::File)) => PeerSource::File(
-            cfg.peers_file
-                .unwrap_or_else(|| "/etc/keepalived-monitor/peers.toml".into()),
-        ),
-    };
+    let reload = reload(args, &cfg, role, &origin)?;
     let keepalived_dir = cfg
         .keepalived_dir
+        .clone()
         .unwrap_or_else(|| "/etc/keepalived".into());
-    let mut scripts = default_scripts(&keepalived_dir);
-    for (name, o) in cfg.scripts.unwrap_or_default() {
-        let Some(script) = scripts.get_mut(&name) else {
-            let known: Vec<&str> = scripts.keys().map(String::as_str).collect();
-            return Err(UsageError(format!(
-                "invalid {}: no check {name:?} (the checks are {})",
-                origin("scripts"),
-                known.join(", ")
-            )));
-        };
-        o.apply(script);
-    }
+    let scripts = scripts(&cfg, &keepalived_dir, &origin)?;
     Ok(Settings {
         cluster_name,
         role,
         api_vips,
         ingress_vips,
+        peers: peer_source(args, &cfg),
         platform: cfg.platform.unwrap_or_default(),
         topology: cfg
             .control_plane_topology
@@ -274,7 +213,6 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
             .unwrap_or_else(|| "/etc/keepalived/keepalived.conf".into()),
         mode: cfg.mode.unwrap_or(Mode::Unicast),
         keepalived_dir,
-        peers,
         reload,
         debounce: Duration::from_millis(cfg.debounce_ms.unwrap_or(3000)),
         api_port: cfg.api_port.unwrap_or(6443),
@@ -284,9 +222,116 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
         keepalived_run_dir: cfg
             .keepalived_run_dir
             .unwrap_or_else(|| "/run/keepalived".into()),
-        user_managed_lb,
+        user_managed_lb: cfg.user_managed_lb.unwrap_or(false),
         scripts,
     })
+}
+
+/// The API and ingress VIPs (flags over the file): at most one per family each, and at least
+/// one in all unless the user's load balancer serves them.
+fn vips(
+    args: &SettingsArgs,
+    cfg: &ConfigFile,
+    origin: &dyn Fn(&str) -> String,
+) -> Result<(Vec<IpAddr>, Vec<IpAddr>), UsageError> {
+    let pick = |flags: &Vec<IpAddr>, file: &Option<Vec<IpAddr>>| {
+        if flags.is_empty() {
+            file.clone().unwrap_or_default()
+        } else {
+            flags.clone()
+        }
+    };
+    let api_vips = pick(&args.api_vips, &cfg.api_vips);
+    let ingress_vips = pick(&args.ingress_vips, &cfg.ingress_vips);
+    for (key, list) in [("api-vips", &api_vips), ("ingress-vips", &ingress_vips)] {
+        let v4 = list.iter().filter(|ip| ip.is_ipv4()).count();
+        if v4 > 1 || list.len() - v4 > 1 {
+            return Err(UsageError(format!(
+                "invalid {}: at most one address per family",
+                origin(key)
+            )));
+        }
+    }
+    // With the user's load balancer keepalived has nothing to do (the daemon exits at start), so
+    // a node with no VIP at all (vSphere UPI, where MCO's templates find none) is valid.
+    if !cfg.user_managed_lb.unwrap_or(false) && api_vips.is_empty() && ingress_vips.is_empty() {
+        return Err(UsageError(format!(
+            "no API or ingress VIP configured ({}, {})",
+            origin("api-vips"),
+            origin("ingress-vips")
+        )));
+    }
+    Ok((api_vips, ingress_vips))
+}
+
+/// How keepalived is told to reload; a bootstrap node's must be able to start it again.
+fn reload(
+    args: &SettingsArgs,
+    cfg: &ConfigFile,
+    role: Role,
+    origin: &dyn Fn(&str) -> String,
+) -> Result<Reload, UsageError> {
+    let reload = match args.reload.or(cfg.reload).unwrap_or(ReloadMethod::Systemd) {
+        ReloadMethod::Systemd => Reload::Systemd,
+        ReloadMethod::Pidfile => Reload::Pidfile(
+            cfg.pid_file
+                .clone()
+                .unwrap_or_else(|| "/run/keepalived.pid".into()),
+        ),
+        ReloadMethod::Socket => Reload::Socket(
+            cfg.control_socket
+                .clone()
+                .unwrap_or_else(|| "/var/run/keepalived/keepalived.sock".into()),
+        ),
+    };
+    if role == Role::Bootstrap && matches!(reload, Reload::Pidfile(_)) {
+        return Err(UsageError(format!(
+            "invalid {} \"pidfile\" for role bootstrap: the API watchdog must be able to start \
+             keepalived again (systemd or socket)",
+            origin("reload")
+        )));
+    }
+    Ok(reload)
+}
+
+/// Where the peers come from. `--peers FILE` always means the file source (upstream-style
+/// `render --peers`).
+fn peer_source(args: &SettingsArgs, cfg: &ConfigFile) -> PeerSource {
+    match (args.peers_file.clone(), cfg.peer_source) {
+        (Some(f), _) => PeerSource::File(f),
+        (None, None | Some(PeerSourceKind::Kubernetes)) => PeerSource::Kubernetes(
+            cfg.kubeconfig
+                .clone()
+                .unwrap_or_else(|| "/var/lib/kubelet/kubeconfig".into()),
+        ),
+        (None, Some(PeerSourceKind::File)) => PeerSource::File(
+            cfg.peers_file
+                .clone()
+                .unwrap_or_else(|| "/etc/keepalived-monitor/peers.toml".into()),
+        ),
+    }
+}
+
+/// The default checks under `keepalived_dir` with the file's overrides; an override of a check
+/// that does not exist is an error naming the checks that do.
+fn scripts(
+    cfg: &ConfigFile,
+    keepalived_dir: &Path,
+    origin: &dyn Fn(&str) -> String,
+) -> Result<BTreeMap<String, Script>, UsageError> {
+    let mut scripts = default_scripts(keepalived_dir);
+    for (name, o) in cfg.scripts.iter().flatten() {
+        let Some(script) = scripts.get_mut(name) else {
+            let known: Vec<&str> = scripts.keys().map(String::as_str).collect();
+            return Err(UsageError(format!(
+                "invalid {}: no check {name:?} (the checks are {})",
+                origin("scripts"),
+                known.join(", ")
+            )));
+        };
+        o.apply(script);
+    }
+    Ok(scripts)
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 
 use std::fmt::Write;
 
-use selection::default_path::DefaultVerdict;
+use selection::default_path::{DefaultVerdict, SortKey};
 use selection::net::go_text;
-use selection::select::Candidate;
+use selection::select::{Candidate, Explanation};
 use selection::vip_path::{Via, VipVerdict};
 use selection::{Selection, Source, TargetRole};
 
@@ -74,6 +74,23 @@ fn marker(c: &Candidate) -> &'static str {
 pub fn render(sel: &Selection, usable: &Result<(), NotUsable>, hint_source: &str) -> String {
     let e = &sel.explanation;
     let mut out = String::new();
+    request(e, hint_source, &mut out);
+    default_routes(e, &mut out);
+    candidates(sel, &mut out);
+    ranking(e, &mut out);
+    out.push('\n');
+    outcome(sel, usable, &mut out);
+    if !e.warnings.is_empty() {
+        let _ = writeln!(out, "Warnings:");
+        for w in &e.warnings {
+            let _ = writeln!(out, "  ! {w}");
+        }
+    }
+    out
+}
+
+/// What was asked: the targets (hint or VIPs) and the options.
+fn request(e: &Explanation, hint_source: &str, out: &mut String) {
     let targets: Vec<String> = e
         .targets
         .iter()
@@ -97,31 +114,39 @@ pub fn render(sel: &Selection, usable: &Result<(), NotUsable>, hint_source: &str
         yes(e.prefer_ipv6),
         e.network_type
     );
+}
 
-    if !e.default_routes.is_empty() {
+/// The default routes seen, by link, when there are any.
+fn default_routes(e: &Explanation, out: &mut String) {
+    if e.default_routes.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nDefault routes (main table, the first listed per link counts):"
+    );
+    for d in &e.default_routes {
+        let name = e
+            .candidates
+            .iter()
+            .find(|c| c.ifindex == d.ifindex)
+            .map_or("?", |c| &c.interface);
+        let via = d
+            .gateway
+            .map(|g| format!(" via {}", go_text(g)))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "\nDefault routes (main table, the first listed per link counts):"
+            "  {name} (ifindex {}): {} metric {}{via}",
+            d.ifindex, d.family, d.metric
         );
-        for d in &e.default_routes {
-            let name = e
-                .candidates
-                .iter()
-                .find(|c| c.ifindex == d.ifindex)
-                .map_or("?", |c| &c.interface);
-            let via = d
-                .gateway
-                .map(|g| format!(" via {}", go_text(g)))
-                .unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "  {name} (ifindex {}): {} metric {}{via}",
-                d.ifindex, d.family, d.metric
-            );
-        }
     }
+}
 
-    let rows: Vec<[String; 5]> = e
+/// One row per candidate address with both paths' verdicts, in aligned columns.
+fn candidates(sel: &Selection, out: &mut String) {
+    let rows: Vec<[String; 5]> = sel
+        .explanation
         .candidates
         .iter()
         .map(|c| {
@@ -157,79 +182,73 @@ pub fn render(sel: &Selection, usable: &Result<(), NotUsable>, hint_source: &str
             .collect();
         let _ = writeln!(out, "{}", line.join("  ").trim_end());
     }
+}
 
-    let mut ranked: Vec<(usize, &Candidate)> = e
+/// The candidates the default-route path ranked, best first, with every key of the ranking.
+fn ranking(e: &Explanation, out: &mut String) {
+    let mut ranked: Vec<(usize, &Candidate, &SortKey)> = e
         .candidates
         .iter()
         .filter_map(|c| match &c.default_path {
-            Some(DefaultVerdict::Ranked { rank, .. }) => Some((*rank, c)),
+            Some(DefaultVerdict::Ranked { rank, key }) => Some((*rank, c, key)),
             _ => None,
         })
         .collect();
-    ranked.sort_by_key(|(r, _)| *r);
-    if !ranked.is_empty() {
+    if ranked.is_empty() {
+        return;
+    }
+    ranked.sort_by_key(|(r, _, _)| *r);
+    let _ = writeln!(
+        out,
+        "\nDefault-route ranking, best first (keys: metric, ifindex, preferred family, gateway on \
+         subnet, public, real IPv6, bytes):"
+    );
+    for (rank, c, k) in ranked {
+        let bytes: String = k.bytes.iter().map(|b| format!("{b:02x}")).collect();
         let _ = writeln!(
             out,
-            "\nDefault-route ranking, best first (keys: metric, ifindex, preferred family, gateway on \
-             subnet, public, real IPv6, bytes):"
+            "  #{rank} {} {}: metric {}, ifindex {}, preferred family {}, gateway on subnet {}, \
+             public {}, real IPv6 {}, bytes {bytes}",
+            c.interface,
+            c.address,
+            k.metric,
+            k.ifindex,
+            yes(k.preferred_family),
+            yes(k.gateway_on_subnet),
+            yes(k.public),
+            yes(k.real_ipv6),
         );
-        for (rank, c) in ranked {
-            if let Some(DefaultVerdict::Ranked { key: k, .. }) = &c.default_path {
-                let bytes: String = k.bytes.iter().map(|b| format!("{b:02x}")).collect();
-                let _ = writeln!(
-                    out,
-                    "  #{rank} {} {}: metric {}, ifindex {}, preferred family {}, gateway on subnet {}, \
-                     public {}, real IPv6 {}, bytes {bytes}",
-                    c.interface,
-                    c.address,
-                    k.metric,
-                    k.ifindex,
-                    yes(k.preferred_family),
-                    yes(k.gateway_on_subnet),
-                    yes(k.public),
-                    yes(k.real_ipv6),
-                );
-            }
-        }
     }
+}
 
-    out.push('\n');
-    match (sel.primary(), sel.source) {
-        (Some(_), Some(source)) => {
-            let list: Vec<String> = sel.addresses.iter().map(|a| go_text(*a)).collect();
-            let path = match source {
-                Source::Vip => "the hint/VIP path",
-                Source::DefaultRoute => "the default-route path",
-            };
-            let _ = writeln!(
-                out,
-                "Chosen:   {} (primary first), from {path}, on {}",
-                list.join(", "),
-                sel.interface.as_deref().unwrap_or("?")
-            );
-            let _ = writeln!(
-                out,
-                "Usable:   {}",
-                match usable {
-                    Ok(()) => "yes".to_string(),
-                    Err(why) => format!("not yet: {why}"),
-                }
-            );
+/// The addresses chosen, from which path and on which interface, and whether they are usable.
+fn outcome(sel: &Selection, usable: &Result<(), NotUsable>, out: &mut String) {
+    let (Some(_), Some(source)) = (sel.primary(), sel.source) else {
+        let _ = writeln!(
+            out,
+            "Chosen:   nothing: no address passes the filters on a hint/VIP subnet or a default-route link"
+        );
+        return;
+    };
+    let list: Vec<String> = sel.addresses.iter().map(|a| go_text(*a)).collect();
+    let path = match source {
+        Source::Vip => "the hint/VIP path",
+        Source::DefaultRoute => "the default-route path",
+    };
+    let _ = writeln!(
+        out,
+        "Chosen:   {} (primary first), from {path}, on {}",
+        list.join(", "),
+        sel.interface.as_deref().unwrap_or("?")
+    );
+    let _ = writeln!(
+        out,
+        "Usable:   {}",
+        match usable {
+            Ok(()) => "yes".to_string(),
+            Err(why) => format!("not yet: {why}"),
         }
-        _ => {
-            let _ = writeln!(
-                out,
-                "Chosen:   nothing: no address passes the filters on a hint/VIP subnet or a default-route link"
-            );
-        }
-    }
-    if !e.warnings.is_empty() {
-        let _ = writeln!(out, "Warnings:");
-        for w in &e.warnings {
-            let _ = writeln!(out, "  ! {w}");
-        }
-    }
-    out
+    );
 }
 
 #[cfg(test)]

@@ -88,20 +88,7 @@ pub fn resolve(args: &SelectArgs, default_config: &Path) -> Result<Settings, Usa
         })
         .collect();
 
-    let vips: Vec<IpAddr> = if !args.ips.is_empty() {
-        args.ips
-            .iter()
-            .enumerate()
-            .map(|(i, v)| parse_ip(v, || format!("argument {}", i + 1)))
-            .collect::<Result<_, _>>()?
-    } else {
-        let shown = cfg_path.unwrap_or_default().display().to_string();
-        cfg.ips
-            .unwrap_or_default()
-            .iter()
-            .map(|v| parse_ip(v, || format!("key ips of {shown}")))
-            .collect::<Result<_, _>>()?
-    };
+    let vips = vips(args, cfg.ips.as_deref(), cfg_path.as_deref())?;
     targets.extend(vips.into_iter().map(|ip| Target {
         ip,
         role: TargetRole::Vip,
@@ -137,6 +124,29 @@ pub fn resolve(args: &SelectArgs, default_config: &Path) -> Result<Settings, Usa
             .or(cfg.systemd_dir)
             .unwrap_or_else(|| DEFAULT_SYSTEMD_DIR.into()),
     })
+}
+
+/// The VIPs: the positional arguments, else the config file's `ips`; an invalid one is named
+/// with where it came from.
+fn vips(
+    args: &SelectArgs,
+    from_file: Option<&[String]>,
+    cfg_path: Option<&Path>,
+) -> Result<Vec<IpAddr>, UsageError> {
+    if !args.ips.is_empty() {
+        return args
+            .ips
+            .iter()
+            .enumerate()
+            .map(|(i, v)| parse_ip(v, || format!("argument {}", i + 1)))
+            .collect();
+    }
+    let shown = cfg_path.unwrap_or(Path::new("")).display().to_string();
+    from_file
+        .unwrap_or_default()
+        .iter()
+        .map(|v| parse_ip(v, || format!("key ips of {shown}")))
+        .collect()
 }
 
 /// `NODEIP_HINT`, else `KUBELET_NODEIP_HINT` (`${NODEIP_HINT:-${KUBELET_NODEIP_HINT:-}}`).

@@ -56,8 +56,6 @@ pub fn transform(
     domains: &[String],
 ) -> Result<String, ParseError> {
     let mut lines = parse(upstream)?;
-    let node_text = go_text(nameserver);
-
     for l in &mut lines {
         if let Line::Kept(text) = l
             && is_header(text)
@@ -65,9 +63,15 @@ pub fn transform(
             *text = HEADER.into();
         }
     }
+    let mut lines = with_node_nameserver(lines, nameserver);
+    with_search_domains(&mut lines, domains);
+    Ok(render(&lines))
+}
 
-    // The node IP goes where the first nameserver (of any kind) stands; an existing line for it
-    // is dropped, so it appears once and applying the transform again changes nothing.
+/// The node IP goes where the first nameserver (of any kind) stands; an existing line for it
+/// is dropped, so it appears once and applying the transform again changes nothing.
+fn with_node_nameserver(lines: Vec<Line>, nameserver: IpAddr) -> Vec<Line> {
+    let node_text = go_text(nameserver);
     let first_ns = lines
         .iter()
         .position(|l| matches!(l, Line::Nameserver { .. }));
@@ -81,14 +85,18 @@ pub fn transform(
             kept.push(l);
         }
     }
-    let mut lines = kept;
     let node_line = Line::Nameserver {
         ip: nameserver,
         scope: None,
         text: format!("nameserver {node_text}"),
     };
-    lines.insert(insert_at.unwrap_or(lines.len()), node_line);
+    kept.insert(insert_at.unwrap_or(kept.len()), node_line);
+    kept
+}
 
+/// `domains` at the front of every search list, each once; when the effective list (glibc's
+/// last `search`/`domain` line) is a `domain` line or there is none, a `search` line after it.
+fn with_search_domains(lines: &mut Vec<Line>, domains: &[String]) {
     let with_domains = |rest: &[String]| -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for d in domains.iter().chain(rest) {
@@ -98,7 +106,7 @@ pub fn transform(
         }
         out
     };
-    for l in &mut lines {
+    for l in lines.iter_mut() {
         if let Line::Search(tokens) = l {
             *tokens = with_domains(tokens);
         }
@@ -115,10 +123,13 @@ pub fn transform(
         }
         _ => lines.push(Line::Search(with_domains(&[]))),
     }
+}
 
+/// The file text, one line each, nameservers past the third commented out.
+fn render(lines: &[Line]) -> String {
     let mut out = String::new();
     let mut active = 0;
-    for l in &lines {
+    for l in lines {
         match l {
             Line::Nameserver { text, .. } => {
                 active += 1;
@@ -142,7 +153,7 @@ pub fn transform(
         }
         out.push('\n');
     }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]

@@ -101,12 +101,8 @@ pub struct DefaultPath {
     pub ignored_multipath: Vec<Route>,
 }
 
-/// Ranks every address on a link with a default route.
-///
-/// The first default route listed for a link gives the metric and gateway for all of its
-/// addresses, of both families (upstream behaviour; the kernel lists IPv4 routes first).
-pub fn run(snap: &Snapshot, filter: AddressFilter, prefer_ipv6: bool) -> DefaultPath {
-    let defaults: Vec<&Route> = snap.main_routes().filter(|r| r.is_default()).collect();
+/// The first default route listed for each link (multipath ones have none), by ifindex.
+fn link_defaults(defaults: &[&Route]) -> Vec<LinkDefault> {
     let mut link_defaults: Vec<LinkDefault> = Vec::new();
     for r in defaults.iter().filter(|r| !r.multipath) {
         let Some(ifindex) = r.oif else { continue };
@@ -120,6 +116,16 @@ pub fn run(snap: &Snapshot, filter: AddressFilter, prefer_ipv6: bool) -> Default
         }
     }
     link_defaults.sort_by_key(|d| d.ifindex);
+    link_defaults
+}
+
+/// Ranks every address on a link with a default route.
+///
+/// The first default route listed for a link gives the metric and gateway for all of its
+/// addresses, of both families (upstream behaviour; the kernel lists IPv4 routes first).
+pub fn run(snap: &Snapshot, filter: AddressFilter, prefer_ipv6: bool) -> DefaultPath {
+    let defaults: Vec<&Route> = snap.main_routes().filter(|r| r.is_default()).collect();
+    let link_defaults = link_defaults(&defaults);
     let ignored_multipath = defaults
         .iter()
         .filter(|r| r.multipath || r.oif.is_none())

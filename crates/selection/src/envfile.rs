@@ -133,135 +133,163 @@ impl Pending {
 /// closing quote (or the end of the file). Lines without `=` and assignments with an invalid name
 /// or value are reported in [`EnvFile::skipped`].
 pub fn parse(text: &str) -> EnvFile {
-    let mut out = EnvFile::default();
-    let mut state = State::PreKey;
-    let mut line = 1;
-    let mut cur = Pending::default();
+    let mut reader = Reader {
+        out: EnvFile::default(),
+        state: State::PreKey,
+        line: 1,
+        cur: Pending::default(),
+    };
     for c in text.chars() {
-        // Lines are counted as systemd reads them; a value's line is where its key started.
+        reader.step(c);
+    }
+    reader.end()
+}
+
+/// The parser part-way through a file: its state, the line (counted as systemd reads them; a
+/// value's line is where its key started), the assignment being read and what it has made.
+struct Reader {
+    out: EnvFile,
+    state: State,
+    line: usize,
+    cur: Pending,
+}
+
+impl Reader {
+    fn step(&mut self, c: char) {
         let newline = is_newline(c);
-        match state {
-            State::PreKey => {
-                if c == '#' || c == ';' {
-                    state = State::Comment;
-                } else if !is_space(c) {
-                    state = State::Key;
-                    cur = Pending {
-                        line,
-                        ..Pending::default()
-                    };
-                    cur.key.push(c);
-                }
-            }
-            State::Key => {
-                if newline {
-                    out.skipped.push(Skipped {
-                        line: cur.line,
-                        text: cur.key.trim_end().to_owned(),
-                        reason: "no '='; systemd ignores this line",
-                    });
-                    state = State::PreKey;
-                } else if c == '=' {
-                    state = State::PreValue;
-                } else {
-                    if !is_space(c) {
-                        cur.key_space = None;
-                    } else if cur.key_space.is_none() {
-                        cur.key_space = Some(cur.key.len());
-                    }
-                    cur.key.push(c);
-                }
-            }
-            State::PreValue => {
-                if newline {
-                    std::mem::take(&mut cur).finish(false, &mut out);
-                    state = State::PreKey;
-                } else if c == '\'' {
-                    state = State::Single;
-                } else if c == '"' {
-                    state = State::Double;
-                } else if c == '\\' {
-                    state = State::ValueEscape;
-                } else if !is_space(c) {
-                    state = State::Value;
-                    cur.value.push(c);
-                }
-            }
-            State::Value => {
-                if newline {
-                    std::mem::take(&mut cur).finish(true, &mut out);
-                    state = State::PreKey;
-                } else if c == '\\' {
-                    state = State::ValueEscape;
-                    cur.value_space = None;
-                } else {
-                    if !is_space(c) {
-                        cur.value_space = None;
-                    } else if cur.value_space.is_none() {
-                        cur.value_space = Some(cur.value.len());
-                    }
-                    cur.value.push(c);
-                }
-            }
+        self.state = match self.state {
+            State::PreKey => self.pre_key(c),
+            State::Key => self.key(c, newline),
+            State::PreValue => self.pre_value(c, newline),
+            State::Value => self.value(c, newline),
             State::ValueEscape => {
-                state = State::Value;
                 if !newline {
-                    cur.value.push(c);
+                    self.cur.value.push(c);
                 }
+                State::Value
             }
-            State::Single => {
-                if c == '\'' {
-                    state = State::PreValue;
-                } else {
-                    cur.value.push(c);
-                }
-            }
-            State::Double => {
-                if c == '"' {
-                    state = State::PreValue;
-                } else if c == '\\' {
-                    state = State::DoubleEscape;
-                } else {
-                    cur.value.push(c);
-                }
-            }
-            State::DoubleEscape => {
-                state = State::Double;
-                if DOUBLE_QUOTE_ESCAPED.contains(&c) {
-                    cur.value.push(c);
-                } else if c != '\n' {
-                    cur.value.push('\\');
-                    cur.value.push(c);
-                }
-            }
-            State::Comment => {
-                if c == '\\' {
-                    state = State::CommentEscape;
-                } else if newline {
-                    state = State::PreKey;
-                }
-            }
-            State::CommentEscape => state = State::Comment,
-        }
+            state @ (State::Single | State::Double | State::DoubleEscape) => self.quoted(state, c),
+            State::Comment if c == '\\' => State::CommentEscape,
+            State::Comment if newline => State::PreKey,
+            State::Comment | State::CommentEscape => State::Comment,
+        };
         if c == '\n' {
-            line += 1;
+            self.line += 1;
         }
     }
-    match state {
-        State::PreValue
-        | State::ValueEscape
-        | State::Single
-        | State::Double
-        | State::DoubleEscape => cur.finish(false, &mut out),
-        State::Value => cur.finish(true, &mut out),
-        State::Key => out.skipped.push(Skipped {
-            line: cur.line,
-            text: cur.key.trim_end().to_owned(),
-            reason: "no '='; systemd ignores this line",
-        }),
-        State::PreKey | State::Comment | State::CommentEscape => {}
+
+    fn pre_key(&mut self, c: char) -> State {
+        if c == '#' || c == ';' {
+            return State::Comment;
+        }
+        if is_space(c) {
+            return State::PreKey;
+        }
+        self.cur = Pending {
+            line: self.line,
+            ..Pending::default()
+        };
+        self.cur.key.push(c);
+        State::Key
     }
-    out
+
+    fn key(&mut self, c: char, newline: bool) -> State {
+        if newline {
+            self.no_equals();
+            return State::PreKey;
+        }
+        if c == '=' {
+            return State::PreValue;
+        }
+        if !is_space(c) {
+            self.cur.key_space = None;
+        } else if self.cur.key_space.is_none() {
+            self.cur.key_space = Some(self.cur.key.len());
+        }
+        self.cur.key.push(c);
+        State::Key
+    }
+
+    fn pre_value(&mut self, c: char, newline: bool) -> State {
+        match c {
+            _ if newline => {
+                std::mem::take(&mut self.cur).finish(false, &mut self.out);
+                State::PreKey
+            }
+            '\'' => State::Single,
+            '"' => State::Double,
+            '\\' => State::ValueEscape,
+            _ if is_space(c) => State::PreValue,
+            _ => {
+                self.cur.value.push(c);
+                State::Value
+            }
+        }
+    }
+
+    fn value(&mut self, c: char, newline: bool) -> State {
+        if newline {
+            std::mem::take(&mut self.cur).finish(true, &mut self.out);
+            return State::PreKey;
+        }
+        if c == '\\' {
+            self.cur.value_space = None;
+            return State::ValueEscape;
+        }
+        if !is_space(c) {
+            self.cur.value_space = None;
+        } else if self.cur.value_space.is_none() {
+            self.cur.value_space = Some(self.cur.value.len());
+        }
+        self.cur.value.push(c);
+        State::Value
+    }
+
+    /// Inside single or double quotes, or after a backslash inside double quotes.
+    fn quoted(&mut self, state: State, c: char) -> State {
+        let value = &mut self.cur.value;
+        match (state, c) {
+            (State::Single, '\'') | (State::Double, '"') => State::PreValue,
+            (State::Double, '\\') => State::DoubleEscape,
+            (State::DoubleEscape, _) => {
+                if DOUBLE_QUOTE_ESCAPED.contains(&c) {
+                    value.push(c);
+                } else if c != '\n' {
+                    value.push('\\');
+                    value.push(c);
+                }
+                State::Double
+            }
+            _ => {
+                value.push(c);
+                state
+            }
+        }
+    }
+
+    /// A key ended by the end of its line without `=`.
+    fn no_equals(&mut self) {
+        self.out.skipped.push(Skipped {
+            line: self.cur.line,
+            text: self.cur.key.trim_end().to_owned(),
+            reason: "no '='; systemd ignores this line",
+        });
+    }
+
+    /// The end of the file ends the assignment being read as a newline would.
+    fn end(mut self) -> EnvFile {
+        match self.state {
+            State::PreValue
+            | State::ValueEscape
+            | State::Single
+            | State::Double
+            | State::DoubleEscape => self.cur.finish(false, &mut self.out),
+            State::Value => self.cur.finish(true, &mut self.out),
+            State::Key => self.no_equals(),
+            State::PreKey | State::Comment | State::CommentEscape => {}
+        }
+        self.out
+    }
 }
 
 #[cfg(test)]

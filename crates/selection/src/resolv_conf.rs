@@ -38,68 +38,71 @@ pub enum Line {
 /// resolv.conf (a truncated download, an editor backup, binary junk).
 const OTHER_KEYWORDS: &[&str] = &["options", "sortlist"];
 
+/// The file's lines, classified; an error names the first line that is not a resolv.conf's.
 pub fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
     if text.contains('\0') {
         return Err(ParseError::NotText);
     }
-    let mut lines = Vec::new();
-    for (i, raw) in text.split('\n').enumerate() {
+    let mut lines = text
+        .split('\n')
+        .enumerate()
         // Every CR before the LF: one left behind would be stripped by the next pass, so the
         // transform would not be idempotent.
-        let line = raw.trim_end_matches('\r');
-        let bad = |reason| ParseError::Line {
-            line: i + 1,
-            text: line.to_owned(),
-            reason,
-        };
-        // The keyword ends at a space or tab, as glibc's `MATCH` reads it (`search\r` is no
-        // keyword). In the arguments a stray CR separates too: kept in a token, it would end a
-        // written `search` line, and the next pass would strip it (both found by fuzzing).
-        let (keyword, args) = line.split_once([' ', '\t']).unwrap_or((line, ""));
-        let mut tokens = args.split([' ', '\t', '\r']).filter(|t| !t.is_empty());
-        if line.trim().is_empty() || line.starts_with('#') || line.starts_with(';') {
-            lines.push(Line::Kept(line.to_owned()));
-            continue;
-        }
-        // glibc only reads keywords in column 1.
-        if line.starts_with([' ', '\t']) {
-            return Err(bad("not a resolv.conf keyword"));
-        }
-        match keyword {
-            "nameserver" => {
-                let addr = tokens
-                    .next()
-                    .ok_or_else(|| bad("nameserver without an address"))?;
-                // IPv6 nameservers may carry a %scope (an interface name or index).
-                let (addr, scope) = match addr.split_once('%') {
-                    Some((a, s)) => (a, Some(s)),
-                    None => (addr, None),
-                };
-                let ip: IpAddr = addr
-                    .parse()
-                    .map_err(|_| bad("nameserver address is not an IP address"))?;
-                lines.push(Line::Nameserver {
-                    ip,
-                    scope: scope.map(str::to_owned),
-                    text: line.to_owned(),
-                });
-            }
-            "search" => {
-                lines.push(Line::Search(tokens.map(str::to_owned).collect()));
-            }
-            "domain" => {
-                let d = tokens.next().ok_or_else(|| bad("domain without a name"))?;
-                lines.push(Line::Domain(d.to_owned()));
-            }
-            k if OTHER_KEYWORDS.contains(&k) => lines.push(Line::Kept(line.to_owned())),
-            _ => return Err(bad("not a resolv.conf keyword")),
-        }
-    }
+        .map(|(i, raw)| parse_line(i + 1, raw.trim_end_matches('\r')))
+        .collect::<Result<Vec<_>, _>>()?;
     // `split` yields one empty piece after a final newline.
     if text.ends_with('\n') || text.is_empty() {
         lines.pop();
     }
     Ok(lines)
+}
+
+/// Line number `n`, `line`, as glibc classifies it.
+fn parse_line(n: usize, line: &str) -> Result<Line, ParseError> {
+    let bad = |reason| ParseError::Line {
+        line: n,
+        text: line.to_owned(),
+        reason,
+    };
+    if line.trim().is_empty() || line.starts_with('#') || line.starts_with(';') {
+        return Ok(Line::Kept(line.to_owned()));
+    }
+    // glibc only reads keywords in column 1.
+    if line.starts_with([' ', '\t']) {
+        return Err(bad("not a resolv.conf keyword"));
+    }
+    // The keyword ends at a space or tab, as glibc's `MATCH` reads it (`search\r` is no
+    // keyword). In the arguments a stray CR separates too: kept in a token, it would end a
+    // written `search` line, and the next pass would strip it (both found by fuzzing).
+    let (keyword, args) = line.split_once([' ', '\t']).unwrap_or((line, ""));
+    let mut tokens = args.split([' ', '\t', '\r']).filter(|t| !t.is_empty());
+    match keyword {
+        "nameserver" => {
+            let addr = tokens
+                .next()
+                .ok_or_else(|| bad("nameserver without an address"))?;
+            // IPv6 nameservers may carry a %scope (an interface name or index).
+            let (addr, scope) = match addr.split_once('%') {
+                Some((a, s)) => (a, Some(s)),
+                None => (addr, None),
+            };
+            let ip: IpAddr = addr
+                .parse()
+                .map_err(|_| bad("nameserver address is not an IP address"))?;
+            Ok(Line::Nameserver {
+                ip,
+                scope: scope.map(str::to_owned),
+                text: line.to_owned(),
+            })
+        }
+        "search" => Ok(Line::Search(tokens.map(str::to_owned).collect())),
+        "domain" => {
+            let d = tokens.next().ok_or_else(|| bad("domain without a name"))?;
+            Ok(Line::Domain(d.to_owned()))
+        }
+        k if OTHER_KEYWORDS.contains(&k) => Ok(Line::Kept(line.to_owned())),
+        _ => Err(bad("not a resolv.conf keyword")),
+    }
 }
 
 /// Validates `text` as a resolv.conf.

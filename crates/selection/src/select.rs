@@ -190,36 +190,11 @@ pub fn select(snap: &Snapshot, req: &Request) -> Selection {
         .collect();
     let mut warnings = hint_warnings(snap, req);
     let mut default_routes = Vec::new();
-
-    let mut chosen: Vec<usize> = Vec::new();
-    let mut source = None;
-    if !req.targets.is_empty() {
-        let vp = vip_path::run(snap, &req.targets, AddressFilter::Node, req.prefer_ipv6);
-        warnings.extend(vip_warnings(snap, req, &vp));
-        for (c, v) in candidates.iter_mut().zip(vp.verdicts) {
-            c.vip_path = Some(v);
-        }
-        if !vp.chosen.is_empty() {
-            chosen = vp.chosen;
-            source = Some(Source::Vip);
-        }
+    let mut found = vip_path_choice(snap, req, &mut candidates, &mut warnings);
+    if found.is_none() {
+        (found, default_routes) = default_path_choice(snap, req, &mut candidates, &mut warnings);
     }
-    if chosen.is_empty() {
-        let dp = default_path::run(snap, req.default_filter(), req.prefer_ipv6);
-        warnings.extend(
-            dp.ignored_multipath
-                .into_iter()
-                .map(|route| Warning::MultipathDefaultIgnored { route }),
-        );
-        for (c, v) in candidates.iter_mut().zip(dp.verdicts) {
-            c.default_path = Some(v);
-        }
-        default_routes = dp.link_defaults;
-        if !dp.chosen.is_empty() {
-            chosen = dp.chosen;
-            source = Some(Source::DefaultRoute);
-        }
-    }
+    let (chosen, source) = found.map_or((Vec::new(), None), |(c, s)| (c, Some(s)));
     for (pos, &i) in chosen.iter().enumerate() {
         candidates[i].chosen = Some(pos);
     }
@@ -240,6 +215,49 @@ pub fn select(snap: &Snapshot, req: &Request) -> Selection {
             warnings,
         },
     }
+}
+
+/// What one path chose: the snapshot's address indexes, primary first, and the path.
+type Choice = Option<(Vec<usize>, Source)>;
+
+/// The VIP path (when there are targets): its verdict on every candidate, its warnings and
+/// its choice, if it made one.
+fn vip_path_choice(
+    snap: &Snapshot,
+    req: &Request,
+    candidates: &mut [Candidate],
+    warnings: &mut Vec<Warning>,
+) -> Choice {
+    if req.targets.is_empty() {
+        return None;
+    }
+    let vp = vip_path::run(snap, &req.targets, AddressFilter::Node, req.prefer_ipv6);
+    warnings.extend(vip_warnings(snap, req, &vp));
+    for (c, v) in candidates.iter_mut().zip(vp.verdicts) {
+        c.vip_path = Some(v);
+    }
+    (!vp.chosen.is_empty()).then_some((vp.chosen, Source::Vip))
+}
+
+/// The default-route path: its verdict on every candidate, its warnings, its choice (if any)
+/// and the links' default routes it ranked by.
+fn default_path_choice(
+    snap: &Snapshot,
+    req: &Request,
+    candidates: &mut [Candidate],
+    warnings: &mut Vec<Warning>,
+) -> (Choice, Vec<LinkDefault>) {
+    let dp = default_path::run(snap, req.default_filter(), req.prefer_ipv6);
+    warnings.extend(
+        dp.ignored_multipath
+            .into_iter()
+            .map(|route| Warning::MultipathDefaultIgnored { route }),
+    );
+    for (c, v) in candidates.iter_mut().zip(dp.verdicts) {
+        c.default_path = Some(v);
+    }
+    let choice = (!dp.chosen.is_empty()).then_some((dp.chosen, Source::DefaultRoute));
+    (choice, dp.link_defaults)
 }
 
 fn hint_warnings(snap: &Snapshot, req: &Request) -> Vec<Warning> {

@@ -145,6 +145,17 @@ pub fn parse(text: &str) -> EnvFile {
     reader.end()
 }
 
+/// Appends `c` to `text`, keeping `space` at the start of its trailing whitespace (systemd
+/// trims it).
+fn push_noting_space(text: &mut String, space: &mut Option<usize>, c: char) {
+    if !is_space(c) {
+        *space = None;
+    } else if space.is_none() {
+        *space = Some(text.len());
+    }
+    text.push(c);
+}
+
 /// The parser part-way through a file: its state, the line (counted as systemd reads them; a
 /// value's line is where its key started), the assignment being read and what it has made.
 struct Reader {
@@ -201,12 +212,7 @@ impl Reader {
         if c == '=' {
             return State::PreValue;
         }
-        if !is_space(c) {
-            self.cur.key_space = None;
-        } else if self.cur.key_space.is_none() {
-            self.cur.key_space = Some(self.cur.key.len());
-        }
-        self.cur.key.push(c);
+        push_noting_space(&mut self.cur.key, &mut self.cur.key_space, c);
         State::Key
     }
 
@@ -236,12 +242,7 @@ impl Reader {
             self.cur.value_space = None;
             return State::ValueEscape;
         }
-        if !is_space(c) {
-            self.cur.value_space = None;
-        } else if self.cur.value_space.is_none() {
-            self.cur.value_space = Some(self.cur.value.len());
-        }
-        self.cur.value.push(c);
+        push_noting_space(&mut self.cur.value, &mut self.cur.value_space, c);
         State::Value
     }
 

@@ -70,6 +70,74 @@ fn client_certificate(
     ))
 }
 
+/// The CA that signs kubelet's client certificates.
+fn client_ca() -> Result<rcgen::CertifiedIssuer<'static, rcgen::KeyPair>, String> {
+    let mut params =
+        rcgen::CertificateParams::new(Vec::<String>::new()).map_err(|e| e.to_string())?;
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "kube-csr-signer (test)");
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let key = rcgen::KeyPair::generate().map_err(|e| e.to_string())?;
+    rcgen::CertifiedIssuer::self_signed(params, key).map_err(|e| e.to_string())
+}
+
+/// TLS with the `serving` certificate and optional client certificates from `client_ca`, as
+/// kube-apiserver: a request without one is anonymous.
+fn tls_acceptor(
+    serving: &rcgen::CertifiedKey<rcgen::KeyPair>,
+    client_ca: &rcgen::CertifiedIssuer<'static, rcgen::KeyPair>,
+) -> Result<tokio_rustls::TlsAcceptor, String> {
+    let key_der = rustls::pki_types::PrivateKeyDer::try_from(serving.signing_key.serialize_der())
+        .map_err(|e| e.to_string())?;
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(client_ca.der().clone())
+        .map_err(|e| e.to_string())?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+        Arc::new(roots),
+        provider.clone(),
+    )
+    .allow_unauthenticated()
+    .build()
+    .map_err(|e| e.to_string())?;
+    let tls = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_client_cert_verifier(verifier)
+        .with_single_cert(vec![serving.cert.der().clone()], key_der)
+        .map_err(|e| e.to_string())?;
+    Ok(tokio_rustls::TlsAcceptor::from(Arc::new(tls)))
+}
+
+/// Accepts connections until the runtime stops, serving each with its client certificate.
+async fn accept(
+    listener: tokio::net::TcpListener,
+    acceptor: tokio_rustls::TlsAcceptor,
+    state: Arc<Mutex<State>>,
+    events: broadcast::Sender<String>,
+) {
+    while let Ok((tcp, _)) = listener.accept().await {
+        // As kube-apiserver (Go sets TCP_NODELAY on every connection): without it a
+        // response's head and body segments wait for the client's delayed ACK, 40 ms
+        // a request.
+        let _ = tcp.set_nodelay(true);
+        let (acceptor, state, events) = (acceptor.clone(), state.clone(), events.clone());
+        tokio::spawn(async move {
+            if let Ok(tls) = acceptor.accept(tcp).await {
+                let client = tls
+                    .get_ref()
+                    .1
+                    .peer_certificates()
+                    .and_then(|c| c.first())
+                    .map(|c| c.to_vec());
+                let _ = serve(tls, client, state, events).await;
+            }
+        });
+    }
+}
+
 /// A Node object with InternalIPs, optional OVN host-cidrs and a master label.
 pub fn node(name: &str, master: bool, internal_ips: &[&str], host_cidrs: &[&str]) -> Value {
     let mut labels = serde_json::Map::new();
@@ -131,46 +199,15 @@ impl FakeApiServer {
     ) -> Result<FakeApiServer, String> {
         let host = server.rsplit_once(':').map_or(server, |(h, _)| h);
         let host = host.trim_start_matches('[').trim_end_matches(']');
-        let cert = rcgen::generate_simple_self_signed(vec![
+        let serving = rcgen::generate_simple_self_signed(vec![
             "127.0.0.1".into(),
             "localhost".into(),
             host.to_owned(),
         ])
         .map_err(|e| e.to_string())?;
-        let cert_pem = cert.cert.pem();
-        let key_der = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der())
-            .map_err(|e| e.to_string())?;
-        // The client CA and kubelet's first client certificate.
-        let mut ca_params =
-            rcgen::CertificateParams::new(Vec::<String>::new()).map_err(|e| e.to_string())?;
-        ca_params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, "kube-csr-signer (test)");
-        ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        let ca_key = rcgen::KeyPair::generate().map_err(|e| e.to_string())?;
-        let client_ca =
-            rcgen::CertifiedIssuer::self_signed(ca_params, ca_key).map_err(|e| e.to_string())?;
+        let client_ca = client_ca()?;
         let (client_pem, client_der) = client_certificate(&client_ca, "node")?;
-        let mut roots = rustls::RootCertStore::empty();
-        roots
-            .add(client_ca.der().clone())
-            .map_err(|e| e.to_string())?;
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        // Optional client certificates, as kube-apiserver: a request without one is anonymous.
-        let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
-            Arc::new(roots),
-            provider.clone(),
-        )
-        .allow_unauthenticated()
-        .build()
-        .map_err(|e| e.to_string())?;
-        let tls = rustls::ServerConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .map_err(|e| e.to_string())?
-            .with_client_cert_verifier(verifier)
-            .with_single_cert(vec![cert.cert.der().clone()], key_der)
-            .map_err(|e| e.to_string())?;
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
+        let acceptor = tls_acceptor(&serving, &client_ca)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -190,32 +227,11 @@ impl FakeApiServer {
             posted_events: Vec::new(),
         }));
         let (events, _) = broadcast::channel(1024);
-        let (st, ev) = (state.clone(), events.clone());
-        runtime.spawn(async move {
-            while let Ok((tcp, _)) = listener.accept().await {
-                // As kube-apiserver (Go sets TCP_NODELAY on every connection): without it a
-                // response's head and body segments wait for the client's delayed ACK, 40 ms
-                // a request.
-                let _ = tcp.set_nodelay(true);
-                let (acceptor, st, ev) = (acceptor.clone(), st.clone(), ev.clone());
-                tokio::spawn(async move {
-                    if let Ok(tls) = acceptor.accept(tcp).await {
-                        let client = tls
-                            .get_ref()
-                            .1
-                            .peer_certificates()
-                            .and_then(|c| c.first())
-                            .map(|c| c.to_vec());
-                        let _ = serve(tls, client, st, ev).await;
-                    }
-                });
-            }
-        });
-        let pki = dir.join("pki");
+        runtime.spawn(accept(listener, acceptor, state.clone(), events.clone()));
         let mut api = FakeApiServer {
             addr,
             kubeconfig: dir.join("kubeconfig"),
-            pki,
+            pki: dir.join("pki"),
             client_ca,
             rotations: 0,
             state,
@@ -223,9 +239,16 @@ impl FakeApiServer {
             _runtime: runtime,
         };
         api.install_client_certificate(&client_pem)?;
-        let current = api.pki.join("kubelet-client-current.pem");
-        let ca = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, cert_pem);
-        let mut f = std::fs::File::create(&api.kubeconfig).map_err(|e| e.to_string())?;
+        api.write_kubeconfig(server, &serving.cert.pem())?;
+        Ok(api)
+    }
+
+    /// The kubeconfig kubelet has: `server`, trusting `ca_pem`, with the rotating client
+    /// certificate file.
+    fn write_kubeconfig(&self, server: &str, ca_pem: &str) -> Result<(), String> {
+        let current = self.pki.join("kubelet-client-current.pem");
+        let ca = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, ca_pem);
+        let mut f = std::fs::File::create(&self.kubeconfig).map_err(|e| e.to_string())?;
         write!(
             f,
             "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://{server}\n    certificate-authority-data: {ca}\n\
@@ -233,8 +256,7 @@ impl FakeApiServer {
              contexts:\n- name: x\n  context:\n    cluster: c\n    user: u\ncurrent-context: x\n",
             cur = current.display()
         )
-        .map_err(|e| e.to_string())?;
-        Ok(api)
+        .map_err(|e| e.to_string())
     }
 
     /// Writes `pem` as kubelet does: a new `kubelet-client-<n>.pem`, then the
@@ -312,128 +334,154 @@ async fn serve<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
     events: broadcast::Sender<String>,
 ) -> std::io::Result<()> {
     let mut stream = BufReader::new(stream);
-    loop {
-        let mut request = String::new();
-        if stream.read_line(&mut request).await? == 0 {
-            return Ok(());
-        }
-        let mut length = 0;
-        loop {
-            let mut header = String::new();
-            if stream.read_line(&mut header).await? == 0 || header == "\r\n" {
-                break;
+    while let Some(request) = read_request(&mut stream).await? {
+        match answer(&request, client.as_deref(), &state) {
+            Answer::Respond(status, body) => {
+                let content_type = if request.path == "/readyz" {
+                    "text/plain"
+                } else {
+                    "application/json"
+                };
+                respond(&mut stream, status, content_type, &body).await?;
             }
-            if let Some((name, value)) = header.split_once(':')
-                && name.eq_ignore_ascii_case("content-length")
-            {
-                length = value.trim().parse().unwrap_or(0);
-            }
+            // A watch keeps the connection until its end.
+            Answer::Watch => return watch(&mut stream, &events).await,
         }
-        let mut body = vec![0; length];
-        stream.read_exact(&mut body).await?;
-        let method = request
-            .split_whitespace()
-            .next()
-            .unwrap_or("GET")
-            .to_owned();
-        let path = request.split_whitespace().nth(1).unwrap_or("/").to_owned();
-        if path == "/readyz" {
-            let ready = state.lock().unwrap().ready;
-            let (status, body) = if ready {
-                ("200 OK", "ok")
-            } else {
-                ("503 Service Unavailable", "not ready")
-            };
-            respond(&mut stream, status, "text/plain", body).await?;
-            continue;
-        }
-        // Checked per request, as kube-apiserver does: a rotation refuses kept-alive
-        // connections' next requests too.
-        let authenticated =
-            client.as_deref() == Some(state.lock().unwrap().accepted_client.as_slice());
-        if !authenticated {
-            let body = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}"#;
-            respond(&mut stream, "401 Unauthorized", "application/json", body).await?;
-            continue;
-        }
-        // An Event created in a namespace (core/v1 or events.k8s.io/v1): kept, echoed back.
-        if method == "POST" && path.split('?').next().unwrap_or("").ends_with("/events") {
-            let event: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-            state.lock().unwrap().posted_events.push(event.clone());
-            respond(
-                &mut stream,
-                "201 Created",
-                "application/json",
-                &event.to_string(),
-            )
-            .await?;
-            continue;
-        }
-        if !path.starts_with("/api/v1/nodes") {
-            let body = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","code":404}"#;
-            respond(&mut stream, "404 Not Found", "application/json", body).await?;
-            continue;
-        }
-        // One Node by name (GET /api/v1/nodes/<name>), or 404 as the real server answers.
-        if let Some(name) = path
-            .strip_prefix("/api/v1/nodes/")
-            .map(|rest| rest.split('?').next().unwrap_or(rest))
-        {
-            let node = state
-                .lock()
-                .unwrap()
-                .nodes
-                .iter()
-                .find(|n| n["metadata"]["name"] == name)
-                .cloned();
-            match node {
-                Some(n) => {
-                    respond(&mut stream, "200 OK", "application/json", &n.to_string()).await?
-                }
-                None => {
-                    let body = format!(
-                        r#"{{"kind":"Status","apiVersion":"v1","status":"Failure","message":"nodes \"{name}\" not found","reason":"NotFound","code":404}}"#
-                    );
-                    respond(&mut stream, "404 Not Found", "application/json", &body).await?;
-                }
-            }
-            continue;
-        }
-        if path.contains("watch=true") {
-            let mut rx = events.subscribe();
-            stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n").await?;
-            stream.flush().await?;
-            while let Ok(line) = rx.recv().await {
-                if line == CLOSE_WATCHES {
-                    break;
-                }
-                let chunk = format!("{line}\n");
-                stream
-                    .write_all(format!("{:x}\r\n{chunk}\r\n", chunk.len()).as_bytes())
-                    .await?;
-                stream.flush().await?;
-            }
-            return Ok(());
-        }
-        // Paginated as the real server does (`limit`, `continue`; the token is an offset here).
-        let body = {
-            let st = state.lock().unwrap();
-            let from: usize = query(&path, "continue")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0);
-            let limit: usize = query(&path, "limit")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(usize::MAX);
-            let to = from.saturating_add(limit).min(st.nodes.len());
-            let mut metadata = json!({"resourceVersion": st.resource_version.to_string()});
-            if to < st.nodes.len() {
-                metadata["continue"] = json!(to.to_string());
-            }
-            json!({"apiVersion": "v1", "kind": "NodeList", "metadata": metadata, "items": &st.nodes[from.min(to)..to]})
-                .to_string()
-        };
-        respond(&mut stream, "200 OK", "application/json", &body).await?;
     }
+    Ok(())
+}
+
+/// One HTTP request: its method, its path with the query, its body.
+struct Request {
+    method: String,
+    path: String,
+    body: Vec<u8>,
+}
+
+/// The next request on the connection; `None` once the client closed it.
+async fn read_request<S: tokio::io::AsyncRead + Unpin>(
+    stream: &mut BufReader<S>,
+) -> std::io::Result<Option<Request>> {
+    let mut line = String::new();
+    if stream.read_line(&mut line).await? == 0 {
+        return Ok(None);
+    }
+    let mut length = 0;
+    loop {
+        let mut header = String::new();
+        if stream.read_line(&mut header).await? == 0 || header == "\r\n" {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; length];
+    stream.read_exact(&mut body).await?;
+    let mut words = line.split_whitespace();
+    Ok(Some(Request {
+        method: words.next().unwrap_or("GET").to_owned(),
+        path: words.next().unwrap_or("/").to_owned(),
+        body,
+    }))
+}
+
+/// What a request gets: a response (status and body) or the watch stream.
+enum Answer {
+    Respond(&'static str, String),
+    Watch,
+}
+
+/// Routes `request` as kube-apiserver would for the calls the clients make.
+fn answer(request: &Request, client: Option<&[u8]>, state: &Mutex<State>) -> Answer {
+    let path = request.path.as_str();
+    if path == "/readyz" {
+        if state.lock().unwrap().ready {
+            return Answer::Respond("200 OK", "ok".into());
+        }
+        return Answer::Respond("503 Service Unavailable", "not ready".into());
+    }
+    // Checked per request, as kube-apiserver does: a rotation refuses kept-alive
+    // connections' next requests too.
+    if client != Some(state.lock().unwrap().accepted_client.as_slice()) {
+        let body = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}"#;
+        return Answer::Respond("401 Unauthorized", body.into());
+    }
+    // An Event created in a namespace (core/v1 or events.k8s.io/v1): kept, echoed back.
+    if request.method == "POST" && path.split('?').next().unwrap_or("").ends_with("/events") {
+        let event: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+        state.lock().unwrap().posted_events.push(event.clone());
+        return Answer::Respond("201 Created", event.to_string());
+    }
+    if !path.starts_with("/api/v1/nodes") {
+        let body = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","code":404}"#;
+        return Answer::Respond("404 Not Found", body.into());
+    }
+    if let Some(name) = path
+        .strip_prefix("/api/v1/nodes/")
+        .map(|rest| rest.split('?').next().unwrap_or(rest))
+    {
+        return node_by_name(&state.lock().unwrap(), name);
+    }
+    if path.contains("watch=true") {
+        return Answer::Watch;
+    }
+    Answer::Respond("200 OK", node_list(&state.lock().unwrap(), path))
+}
+
+/// One Node by name (GET /api/v1/nodes/<name>), or 404 as the real server answers.
+fn node_by_name(state: &State, name: &str) -> Answer {
+    match state.nodes.iter().find(|n| n["metadata"]["name"] == name) {
+        Some(n) => Answer::Respond("200 OK", n.to_string()),
+        None => Answer::Respond(
+            "404 Not Found",
+            format!(
+                r#"{{"kind":"Status","apiVersion":"v1","status":"Failure","message":"nodes \"{name}\" not found","reason":"NotFound","code":404}}"#
+            ),
+        ),
+    }
+}
+
+/// The Node list, paginated as the real server does (`limit`, `continue`; the token is an
+/// offset here).
+fn node_list(state: &State, path: &str) -> String {
+    let from: usize = query(path, "continue")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let limit: usize = query(path, "limit")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(usize::MAX);
+    let to = from.saturating_add(limit).min(state.nodes.len());
+    let mut metadata = json!({"resourceVersion": state.resource_version.to_string()});
+    if to < state.nodes.len() {
+        metadata["continue"] = json!(to.to_string());
+    }
+    json!({"apiVersion": "v1", "kind": "NodeList", "metadata": metadata, "items": &state.nodes[from.min(to)..to]})
+        .to_string()
+}
+
+/// The watch stream: every event sent from now on, one JSON line per chunk, until the watches
+/// are closed.
+async fn watch<S: tokio::io::AsyncWrite + Unpin>(
+    stream: &mut S,
+    events: &broadcast::Sender<String>,
+) -> std::io::Result<()> {
+    let mut rx = events.subscribe();
+    stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n").await?;
+    stream.flush().await?;
+    while let Ok(line) = rx.recv().await {
+        if line == CLOSE_WATCHES {
+            break;
+        }
+        let chunk = format!("{line}\n");
+        stream
+            .write_all(format!("{:x}\r\n{chunk}\r\n", chunk.len()).as_bytes())
+            .await?;
+        stream.flush().await?;
+    }
+    Ok(())
 }
 
 /// The value of `key` in the request path's query string.

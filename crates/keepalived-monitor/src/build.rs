@@ -299,7 +299,8 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// One `vrrp_instance` of `kind` for `vip`, with `peers` as its unicast peers.
+    /// One `vrrp_instance` of `kind` for `vip`; in unicast mode `peers` are its unicast peers
+    /// (upstream's placeholder when there are none).
     fn instance(&self, set: &VipSet, kind: Kind, vip: IpAddr, peers: Vec<String>) -> Instance {
         let cluster = &self.s.cluster_name;
         let (tag, vrid, priority, checks) = match kind {
@@ -324,7 +325,6 @@ impl<'a> Context<'a> {
 }
 
 /// The two kinds of VRRP instance a VIP set gives.
-#[derive(Clone, Copy)]
 enum Kind {
     Api,
     Ingress,

@@ -94,8 +94,9 @@ fn with_node_nameserver(lines: Vec<Line>, nameserver: IpAddr) -> Vec<Line> {
     kept
 }
 
-/// `domains` at the front of every search list, each once; when the effective list (glibc's
-/// last `search`/`domain` line) is a `domain` line or there is none, a `search` line after it.
+/// `domains` at the front of every search list, each once. When the effective list (glibc's
+/// last `search`/`domain` line) is a `domain` line, a `search` line of the domains and that
+/// domain is appended to the file; when there is no list, one of the domains alone.
 fn with_search_domains(lines: &mut Vec<Line>, domains: &[String]) {
     let with_domains = |rest: &[String]| -> Vec<String> {
         let mut out: Vec<String> = Vec::new();

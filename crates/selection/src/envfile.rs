@@ -277,7 +277,8 @@ impl Reader {
         });
     }
 
-    /// The end of the file ends the assignment being read as a newline would.
+    /// The end of the file ends whatever was being read: an assignment (a quoted or continued
+    /// value included) or a key without `=`.
     fn end(mut self) -> EnvFile {
         match self.state {
             State::PreValue

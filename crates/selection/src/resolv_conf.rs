@@ -38,7 +38,8 @@ pub enum Line {
 /// resolv.conf (a truncated download, an editor backup, binary junk).
 const OTHER_KEYWORDS: &[&str] = &["options", "sortlist"];
 
-/// The file's lines, classified; an error names the first line that is not a resolv.conf's.
+/// The file's lines, classified; an error says the file is not text or names the first line
+/// that is not a resolv.conf's.
 pub fn parse(text: &str) -> Result<Vec<Line>, ParseError> {
     if text.contains('\0') {
         return Err(ParseError::NotText);

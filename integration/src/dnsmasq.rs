@@ -47,6 +47,27 @@ pub struct DnsmasqConfig {
 }
 
 /// A running dnsmasq; stopped on drop.
+/// dnsmasq's DHCPv4 server as `d` describes it, its leases in `dir`.
+fn dhcp_args(cmd: &mut std::process::Command, d: &Dhcp, dir: &Path) {
+    cmd.arg(format!("--interface={}", d.interface))
+        .arg(format!(
+            "--dhcp-range={},{},{},1h",
+            d.range.0, d.range.1, d.range.2
+        ))
+        .arg(format!("--dhcp-option=option:router,{}", d.router))
+        .arg(format!(
+            "--dhcp-leasefile={}",
+            dir.join("dnsmasq.leases").display()
+        ))
+        .arg("--dhcp-authoritative");
+    if d.reply_delay_secs > 0 {
+        cmd.arg(format!("--dhcp-reply-delay={}", d.reply_delay_secs));
+    }
+    for (mac, ip) in &d.hosts {
+        cmd.arg(format!("--dhcp-host={mac},{ip}"));
+    }
+}
+
 #[derive(Debug)]
 pub struct Dnsmasq {
     daemon: Daemon,
@@ -88,23 +109,7 @@ impl Dnsmasq {
             cmd.arg(format!("--host-record={name},{ip}"));
         }
         if let Some(d) = &cfg.dhcp {
-            cmd.arg(format!("--interface={}", d.interface))
-                .arg(format!(
-                    "--dhcp-range={},{},{},1h",
-                    d.range.0, d.range.1, d.range.2
-                ))
-                .arg(format!("--dhcp-option=option:router,{}", d.router))
-                .arg(format!(
-                    "--dhcp-leasefile={}",
-                    dir.join("dnsmasq.leases").display()
-                ))
-                .arg("--dhcp-authoritative");
-            if d.reply_delay_secs > 0 {
-                cmd.arg(format!("--dhcp-reply-delay={}", d.reply_delay_secs));
-            }
-            for (mac, ip) in &d.hosts {
-                cmd.arg(format!("--dhcp-host={mac},{ip}"));
-            }
+            dhcp_args(&mut cmd, d, dir);
         }
         if let Some(d6) = &cfg.dhcp6 {
             cmd.arg(format!("--dhcp-range={},{},64,1h", d6.range.0, d6.range.1))

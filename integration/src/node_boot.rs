@@ -182,68 +182,14 @@ impl NodeBoot {
         // container's.
         let system = root.join("etc/systemd/system");
         fs::create_dir_all(&system).unwrap();
-        let systemctl = |args: &[&str]| self.systemctl(args);
-        match install {
-            Install::Dist { xtask, bins } => {
-                // `cargo xtask dist` with these binaries; every unit enabled.
-                run(Command::new(xtask)
-                    .args(["dist", "--destdir"])
-                    .arg(&root)
-                    .arg("--bin-dir")
-                    .arg(bins));
-                systemctl(&[&["enable"], &UNITS[..]].concat());
-            }
-            Install::Rpms(rpms) => {
-                // Into an empty root with no database of the OS packages, so without dependency
-                // checks; the scriptlets' `systemctl preset` is run offline below, as a first
-                // boot would.
-                run(Command::new("rpm")
-                    .arg(format!("--root={}", root.display()))
-                    .args(["--nodeps", "--noscripts", "--nosignature", "-i"])
-                    .args(*rpms));
-                systemctl(&["preset-all"]);
-                if !root.join("usr/bin/nodeip-selector").exists() {
-                    // Upstream's nodeip-configuration (runtimecfg) still chooses the node IP.
-                    fs::write(system.join("harness-node-ip.service"), NODE_IP_STAND_IN).unwrap();
-                    systemctl(&["enable", "harness-node-ip.service"]);
-                }
-            }
-        }
+        self.install_units(install, &root, &system);
         for (name, text) in stand_ins() {
             fs::write(system.join(name), text).unwrap();
         }
         // Debian's own OVS units would start a second ovsdb-server on the shared run dir.
-        systemctl(&[&["mask"], &DEBIAN_OVS_UNITS[..]].concat());
-        let etc = root.join("etc");
+        self.systemctl(&[&["mask"], &DEBIAN_OVS_UNITS[..]].concat());
         fs::create_dir_all(self.path("keepalived")).unwrap();
-        template(
-            &etc.join("nodeip-selector/config.toml"),
-            &format!("ips = [\"{API_VIP}\", \"{INGRESS_VIP}\"]\nplatform = \"BareMetal\"\n"),
-        );
-        template(
-            &etc.join("resolv-prepender/config.toml"),
-            &format!("base-domain = \"{ZONE}\"\n"),
-        );
-        template(
-            &etc.join("keepalived-monitor/config.toml"),
-            &format!(
-                "cluster-name = \"boot\"\nrole = \"master\"\napi-vips = [\"{API_VIP}\"]\n\
-                 ingress-vips = [\"{INGRESS_VIP}\"]\npeer-source = \"file\"\ndebounce-ms = 500\n{PASSING_SCRIPTS}"
-            ),
-        );
-        // Three masters (a lone master is refused: split-brain rule); the other two are
-        // not booted, so this node's keepalived becomes master.
-        let peers: String = (1..=3)
-            .map(|i| {
-                format!(
-                    "[[node]]\nname = \"master-{i}\"\nrole = \"master\"\naddresses = [\"{}\"]\n",
-                    node_address(i)
-                )
-            })
-            .collect();
-        if etc.join("keepalived-monitor").exists() {
-            fs::write(etc.join("keepalived-monitor/peers.toml"), peers).unwrap();
-        }
+        template_daemon_configs(&root.join("etc"));
         // NetworkManager: its configuration, the node's original uplink profile, its bus policy.
         let nm = self.path("nm");
         fs::create_dir_all(nm.join("conf.d")).unwrap();
@@ -253,6 +199,37 @@ impl NodeBoot {
             fs::write(nm.join("conf.d").join(name), text).unwrap();
         }
         self.uplink_profile("method=disabled\n");
+    }
+
+    /// The daemons into `root` as `install` says, and their units enabled (or preset, as a
+    /// package's first boot would).
+    fn install_units(&self, install: &Install, root: &Path, system: &Path) {
+        match install {
+            Install::Dist { xtask, bins } => {
+                // `cargo xtask dist` with these binaries; every unit enabled.
+                run(Command::new(xtask)
+                    .args(["dist", "--destdir"])
+                    .arg(root)
+                    .arg("--bin-dir")
+                    .arg(bins));
+                self.systemctl(&[&["enable"], &UNITS[..]].concat());
+            }
+            Install::Rpms(rpms) => {
+                // Into an empty root with no database of the OS packages, so without dependency
+                // checks; the scriptlets' `systemctl preset` is run offline below, as a first
+                // boot would.
+                run(Command::new("rpm")
+                    .arg(format!("--root={}", root.display()))
+                    .args(["--nodeps", "--noscripts", "--nosignature", "-i"])
+                    .args(*rpms));
+                self.systemctl(&["preset-all"]);
+                if !root.join("usr/bin/nodeip-selector").exists() {
+                    // Upstream's nodeip-configuration (runtimecfg) still chooses the node IP.
+                    fs::write(system.join("harness-node-ip.service"), NODE_IP_STAND_IN).unwrap();
+                    self.systemctl(&["enable", "harness-node-ip.service"]);
+                }
+            }
+        }
     }
 
     /// (Re)writes the node's original uplink profile `ens3`: static IPv4, and `ipv6` as the
@@ -329,6 +306,24 @@ impl NodeBoot {
     /// Boots harness.target, runs `script` in the collector (within `timeout` for the whole
     /// boot), then collects.
     pub fn boot_with(&self, script: &str, timeout: Duration) -> BootResult {
+        let system = self.path("root/etc/systemd/system");
+        let boot = Boot {
+            binds_ro: self.read_only_binds(),
+            binds: self.writable_binds(),
+            netns: Some(&self.ns),
+            timeout: Some(timeout),
+            wants: vec!["kubelet.service".into(), "multi-user.target".into()],
+            report: REPORT.split_whitespace().map(str::to_owned).collect(),
+            before_collect: format!("{script}\n{COLLECT}"),
+            system_dir: Some(&system),
+            usr_overlay: Some(&self.path("root/usr")),
+            ..Boot::default()
+        };
+        boot.boot().unwrap()
+    }
+
+    /// NetworkManager's build and configuration, and what the packages installed under /etc.
+    fn read_only_binds(&self) -> Vec<(String, String)> {
         let p = |rel: &str| self.path(rel).display().to_string();
         let nm_prefix = nm_ovs_build::CACHE_ROOT;
         let mut binds_ro = vec![
@@ -342,7 +337,6 @@ impl NodeBoot {
                 "/etc/dbus-1/system.d/org.freedesktop.NetworkManager.conf".into(),
             ),
         ];
-        // What the packages installed under /etc.
         for rel in [
             "default/nodeip-configuration",
             "nodeip-selector",
@@ -354,49 +348,63 @@ impl NodeBoot {
                 binds_ro.push((p(&format!("root/etc/{rel}")), format!("/etc/{rel}")));
             }
         }
+        binds_ro
+    }
 
-        let system = self.path("root/etc/systemd/system");
-        let boot = Boot {
-            binds_ro,
-            binds: vec![
-                (
-                    p("system-connections"),
-                    "/etc/NetworkManager/system-connections".into(),
-                ),
-                (p("openvswitch"), "/run/openvswitch".into()),
-                // Persistent, as on a node: a previous boot's keepalived.conf stays.
-                (p("keepalived"), "/etc/keepalived".into()),
-            ]
-            .into_iter()
-            // ovs-bridge-configurator records what it applied there.
-            .chain(
-                self.path("nmstate")
-                    .exists()
-                    .then(|| (p("nmstate"), "/etc/nmstate".into())),
+    /// What persists across the node's boots, as on a node's disk.
+    fn writable_binds(&self) -> Vec<(String, String)> {
+        let p = |rel: &str| self.path(rel).display().to_string();
+        let if_seeded =
+            |rel: &str, guest: &str| self.path(rel).exists().then(|| (p(rel), guest.to_owned()));
+        vec![
+            (
+                p("system-connections"),
+                "/etc/NetworkManager/system-connections".into(),
+            ),
+            (p("openvswitch"), "/run/openvswitch".into()),
+            // Persistent, as on a node: a previous boot's keepalived.conf stays.
+            (p("keepalived"), "/etc/keepalived".into()),
+        ]
+        .into_iter()
+        // ovs-bridge-configurator records what it applied there.
+        .chain(if_seeded("nmstate", "/etc/nmstate"))
+        // configure-ovs's remembered NIC (`iface_default_hint`), when the test seeds it.
+        .chain(if_seeded("ovnk", "/var/lib/ovnk"))
+        // A static host name, when the test gives the node one.
+        .chain(if_seeded("hostname", "/etc/hostname"))
+        .collect()
+    }
+}
+
+/// What MCO templates for the daemons present under `etc`: their configuration files, and the
+/// peer list keepalived-monitor reads. Three masters (a lone master is refused: split-brain
+/// rule); the other two are not booted, so this node's keepalived becomes master.
+fn template_daemon_configs(etc: &Path) {
+    template(
+        &etc.join("nodeip-selector/config.toml"),
+        &format!("ips = [\"{API_VIP}\", \"{INGRESS_VIP}\"]\nplatform = \"BareMetal\"\n"),
+    );
+    template(
+        &etc.join("resolv-prepender/config.toml"),
+        &format!("base-domain = \"{ZONE}\"\n"),
+    );
+    template(
+        &etc.join("keepalived-monitor/config.toml"),
+        &format!(
+            "cluster-name = \"boot\"\nrole = \"master\"\napi-vips = [\"{API_VIP}\"]\n\
+             ingress-vips = [\"{INGRESS_VIP}\"]\npeer-source = \"file\"\ndebounce-ms = 500\n{PASSING_SCRIPTS}"
+        ),
+    );
+    let peers: String = (1..=3)
+        .map(|i| {
+            format!(
+                "[[node]]\nname = \"master-{i}\"\nrole = \"master\"\naddresses = [\"{}\"]\n",
+                node_address(i)
             )
-            // configure-ovs's remembered NIC (`iface_default_hint`), when the test seeds it.
-            .chain(
-                self.path("ovnk")
-                    .exists()
-                    .then(|| (p("ovnk"), "/var/lib/ovnk".into())),
-            )
-            // A static host name, when the test gives the node one.
-            .chain(
-                self.path("hostname")
-                    .exists()
-                    .then(|| (p("hostname"), "/etc/hostname".into())),
-            )
-            .collect(),
-            netns: Some(&self.ns),
-            timeout: Some(timeout),
-            wants: vec!["kubelet.service".into(), "multi-user.target".into()],
-            report: REPORT.split_whitespace().map(str::to_owned).collect(),
-            before_collect: format!("{script}\n{COLLECT}"),
-            system_dir: Some(&system),
-            usr_overlay: Some(&self.path("root/usr")),
-            ..Boot::default()
-        };
-        boot.boot().unwrap()
+        })
+        .collect();
+    if etc.join("keepalived-monitor").exists() {
+        fs::write(etc.join("keepalived-monitor/peers.toml"), peers).unwrap();
     }
 }
 

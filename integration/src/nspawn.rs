@@ -95,6 +95,30 @@ impl Boot<'_> {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = scratch_dir("nspawn")?;
         let out = scratch_dir("nspawn-out")?;
+        let files = self.unit_files(out.path())?;
+        // A persistent journal on the host: what a boot that never reaches the collector did.
+        let journal_dir = dir.path().join("journal");
+        std::fs::create_dir_all(&journal_dir).map_err(|e| e.to_string())?;
+        let mut binds = vec![
+            format!("--bind={}:/harness-out", out.path().display()),
+            format!("--bind={}:/var/log/journal", journal_dir.display()),
+        ];
+        binds.extend(self.unit_binds(dir.path(), &files)?);
+        binds.extend(self.other_binds());
+        let log = self.nspawn(&binds);
+        remove_nspawn_cgroups();
+        let show = std::fs::read_to_string(out.path().join("show"))
+            .map_err(|_| not_collected(&journal_dir, log.err().unwrap_or_default()))?;
+        Ok(BootResult {
+            units: parse_show(&show),
+            journal: std::fs::read_to_string(out.path().join("journal")).unwrap_or_default(),
+            out,
+        })
+    }
+
+    /// The units under test, the collector (its script written into `out`) and the target
+    /// that wants them.
+    fn unit_files(&self, out: &Path) -> Result<Vec<(String, String)>, String> {
         let names: Vec<String> = self.units.iter().map(|(n, _)| n.clone()).collect();
         let or_names = |v: &Vec<String>| {
             if v.is_empty() {
@@ -113,7 +137,7 @@ impl Boot<'_> {
              systemctl --no-block poweroff'\n"
         );
         // A script file, so the shell's `$` and `%` reach sh instead of systemd's expansion.
-        std::fs::write(out.path().join("before-collect.sh"), &self.before_collect)
+        std::fs::write(out.join("before-collect.sh"), &self.before_collect)
             .map_err(|e| e.to_string())?;
         let target = format!(
             "[Unit]\nDescription=harness test boot\nWants={} harness-collect.service\nAllowIsolate=yes\n",
@@ -122,31 +146,36 @@ impl Boot<'_> {
         let mut files: Vec<(String, String)> = self.units.clone();
         files.push(("harness-collect.service".into(), collector));
         files.push(("harness.target".into(), target));
-        // A persistent journal on the host: what a boot that never reaches the collector did.
-        let journal_dir = dir.path().join("journal");
-        std::fs::create_dir_all(&journal_dir).map_err(|e| e.to_string())?;
-        let mut binds = vec![
-            format!("--bind={}:/harness-out", out.path().display()),
-            format!("--bind={}:/var/log/journal", journal_dir.display()),
-        ];
-        match self.system_dir {
-            Some(system) => {
-                for (name, text) in &files {
-                    std::fs::write(system.join(name), text).map_err(|e| e.to_string())?;
-                }
-                binds.push(format!("--bind={}:/etc/systemd/system", system.display()));
+        Ok(files)
+    }
+
+    /// `files` written and bound under /etc/systemd/system: into the given system directory
+    /// (bound whole), else one read-only bind each from `dir`.
+    fn unit_binds(&self, dir: &Path, files: &[(String, String)]) -> Result<Vec<String>, String> {
+        if let Some(system) = self.system_dir {
+            for (name, text) in files {
+                std::fs::write(system.join(name), text).map_err(|e| e.to_string())?;
             }
-            None => {
-                for (name, text) in &files {
-                    let p = dir.path().join(name);
-                    std::fs::write(&p, text).map_err(|e| e.to_string())?;
-                    binds.push(format!(
-                        "--bind-ro={}:/etc/systemd/system/{name}",
-                        p.display()
-                    ));
-                }
-            }
+            return Ok(vec![format!(
+                "--bind={}:/etc/systemd/system",
+                system.display()
+            )]);
         }
+        let mut binds = Vec::new();
+        for (name, text) in files {
+            let p = dir.join(name);
+            std::fs::write(&p, text).map_err(|e| e.to_string())?;
+            binds.push(format!(
+                "--bind-ro={}:/etc/systemd/system/{name}",
+                p.display()
+            ));
+        }
+        Ok(binds)
+    }
+
+    /// The /usr overlay and the test's own binds.
+    fn other_binds(&self) -> Vec<String> {
+        let mut binds = Vec::new();
         match (self.usr_overlay, self.usr_upper) {
             (Some(usr), None) => binds.push(format!("--overlay-ro=/usr:{}:/usr", usr.display())),
             (lower, Some(upper)) => binds.push(format!(
@@ -162,6 +191,11 @@ impl Boot<'_> {
         for (host, guest) in &self.binds {
             binds.push(format!("--bind={host}:{guest}"));
         }
+        binds
+    }
+
+    /// Boots the container with `binds` until it powers off or the timeout; nspawn's output.
+    fn nspawn(&self, binds: &[String]) -> Result<String, String> {
         let network = match self.netns {
             // --private-network as well: without it nspawn joins the namespace but drops
             // CAP_NET_ADMIN and leaves /proc/sys/net read-only (NetworkManager cannot work).
@@ -187,7 +221,7 @@ impl Boot<'_> {
             .unwrap_or(Duration::from_secs(60))
             .as_secs()
             .to_string();
-        let log = output(Command::new("timeout").args([
+        output(Command::new("timeout").args([
             &secs,
             "unshare",
             "-m",
@@ -196,33 +230,27 @@ impl Boot<'_> {
             "sh",
             "-c",
             &script,
-        ]));
-        remove_nspawn_cgroups();
-        let show = std::fs::read_to_string(out.path().join("show")).map_err(|_| {
-            let journal = output(
-                Command::new("journalctl")
-                    .arg("-D")
-                    .arg(&journal_dir)
-                    .args(["-o", "short-monotonic", "--no-pager"]),
-            )
-            .unwrap_or_else(|e| e);
-            // What the services said, without systemd's start/stop bookkeeping.
-            let said: Vec<&str> = journal
-                .lines()
-                .filter(|l| !l.contains(" systemd[1]: ") || l.contains("ailed"))
-                .collect();
-            format!(
-                "the boot did not reach the collector: {}\n--- its journal\n{}",
-                log.err().unwrap_or_default(),
-                said[said.len().saturating_sub(150)..].join("\n")
-            )
-        })?;
-        Ok(BootResult {
-            units: parse_show(&show),
-            journal: std::fs::read_to_string(out.path().join("journal")).unwrap_or_default(),
-            out,
-        })
+        ]))
     }
+}
+
+/// Why a boot has no results: nspawn's error and what the services said in the journal kept in
+/// `journal_dir`, without systemd's start/stop bookkeeping.
+fn not_collected(journal_dir: &Path, error: String) -> String {
+    let journal = output(Command::new("journalctl").arg("-D").arg(journal_dir).args([
+        "-o",
+        "short-monotonic",
+        "--no-pager",
+    ]))
+    .unwrap_or_else(|e| e);
+    let said: Vec<&str> = journal
+        .lines()
+        .filter(|l| !l.contains(" systemd[1]: ") || l.contains("ailed"))
+        .collect();
+    format!(
+        "the boot did not reach the collector: {error}\n--- its journal\n{}",
+        said[said.len().saturating_sub(150)..].join("\n")
+    )
 }
 
 /// nspawn leaves empty `payload`/`supervisor` cgroups behind.

@@ -336,12 +336,7 @@ async fn serve<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
     let mut stream = BufReader::new(stream);
     while let Some(request) = read_request(&mut stream).await? {
         match answer(&request, client.as_deref(), &state) {
-            Answer::Respond(status, body) => {
-                let content_type = if request.path == "/readyz" {
-                    "text/plain"
-                } else {
-                    "application/json"
-                };
+            Answer::Respond(status, content_type, body) => {
                 respond(&mut stream, status, content_type, &body).await?;
             }
             // A watch keeps the connection until its end.
@@ -388,10 +383,15 @@ async fn read_request<S: tokio::io::AsyncRead + Unpin>(
     }))
 }
 
-/// What a request gets: a response (status and body) or the watch stream.
+/// What a request gets: a response (status, content type and body) or the watch stream.
 enum Answer {
-    Respond(&'static str, String),
+    Respond(&'static str, &'static str, String),
     Watch,
+}
+
+/// A JSON response.
+fn json_answer(status: &'static str, body: String) -> Answer {
+    Answer::Respond(status, "application/json", body)
 }
 
 /// Routes `request` as kube-apiserver would for the calls the clients make.
@@ -399,25 +399,25 @@ fn answer(request: &Request, client: Option<&[u8]>, state: &Mutex<State>) -> Ans
     let path = request.path.as_str();
     if path == "/readyz" {
         if state.lock().unwrap().ready {
-            return Answer::Respond("200 OK", "ok".into());
+            return Answer::Respond("200 OK", "text/plain", "ok".into());
         }
-        return Answer::Respond("503 Service Unavailable", "not ready".into());
+        return Answer::Respond("503 Service Unavailable", "text/plain", "not ready".into());
     }
     // Checked per request, as kube-apiserver does: a rotation refuses kept-alive
     // connections' next requests too.
     if client != Some(state.lock().unwrap().accepted_client.as_slice()) {
         let body = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}"#;
-        return Answer::Respond("401 Unauthorized", body.into());
+        return json_answer("401 Unauthorized", body.into());
     }
     // An Event created in a namespace (core/v1 or events.k8s.io/v1): kept, echoed back.
     if request.method == "POST" && path.split('?').next().unwrap_or("").ends_with("/events") {
         let event: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
         state.lock().unwrap().posted_events.push(event.clone());
-        return Answer::Respond("201 Created", event.to_string());
+        return json_answer("201 Created", event.to_string());
     }
     if !path.starts_with("/api/v1/nodes") {
         let body = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","code":404}"#;
-        return Answer::Respond("404 Not Found", body.into());
+        return json_answer("404 Not Found", body.into());
     }
     if let Some(name) = path
         .strip_prefix("/api/v1/nodes/")
@@ -428,14 +428,14 @@ fn answer(request: &Request, client: Option<&[u8]>, state: &Mutex<State>) -> Ans
     if path.contains("watch=true") {
         return Answer::Watch;
     }
-    Answer::Respond("200 OK", node_list(&state.lock().unwrap(), path))
+    json_answer("200 OK", node_list(&state.lock().unwrap(), path))
 }
 
 /// One Node by name (GET /api/v1/nodes/<name>), or 404 as the real server answers.
 fn node_by_name(state: &State, name: &str) -> Answer {
     match state.nodes.iter().find(|n| n["metadata"]["name"] == name) {
-        Some(n) => Answer::Respond("200 OK", n.to_string()),
-        None => Answer::Respond(
+        Some(n) => json_answer("200 OK", n.to_string()),
+        None => json_answer(
             "404 Not Found",
             format!(
                 r#"{{"kind":"Status","apiVersion":"v1","status":"Failure","message":"nodes \"{name}\" not found","reason":"NotFound","code":404}}"#

@@ -174,6 +174,11 @@ impl NodeBoot {
         self.dir.path().join(rel)
     }
 
+    /// [`Self::path`] as a bind's host side.
+    fn host(&self, rel: &str) -> String {
+        self.path(rel).display().to_string()
+    }
+
     /// The install, then what MCO does on a node: enable the units (`systemctl --root`) and
     /// template the configuration files of the daemons present.
     fn install(&self, install: &Install) {
@@ -324,7 +329,7 @@ impl NodeBoot {
 
     /// NetworkManager's build and configuration, and what the packages installed under /etc.
     fn read_only_binds(&self) -> Vec<(String, String)> {
-        let p = |rel: &str| self.path(rel).display().to_string();
+        let p = |rel: &str| self.host(rel);
         let nm_prefix = nm_ovs_build::CACHE_ROOT;
         let mut binds_ro = vec![
             (p("nm"), "/harness/nm".into()),
@@ -353,7 +358,7 @@ impl NodeBoot {
 
     /// What persists across the node's boots, as on a node's disk.
     fn writable_binds(&self) -> Vec<(String, String)> {
-        let p = |rel: &str| self.path(rel).display().to_string();
+        let p = |rel: &str| self.host(rel);
         let if_seeded =
             |rel: &str, guest: &str| self.path(rel).exists().then(|| (p(rel), guest.to_owned()));
         vec![

@@ -156,15 +156,15 @@ pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
     }
     let cx = Context::new(inp)?;
     let count = s.api_vips.len().max(s.ingress_vips.len());
-    let sources: Vec<Option<(String, IpAddr)>> = (0..count)
-        .map(|i| vrrp_source(inp, &vips_of(s, i)))
-        .collect();
+    let sets: Vec<Vec<IpAddr>> = (0..count).map(|i| vips_of(s, i)).collect();
+    let sources: Vec<Option<(String, IpAddr)>> =
+        sets.iter().map(|vips| vrrp_source(inp, vips)).collect();
     if count > 0 && sources.iter().all(Option::is_none) {
-        let mut families: Vec<&str> = (0..count).map(|i| family_of(&vips_of(s, i))).collect();
+        let mut families: Vec<&str> = sets.iter().map(|vips| family_of(vips)).collect();
         families.dedup();
         return Err(BuildError::NoInterface(families.join(" and ")));
     }
-    cx.guard(count)?;
+    cx.guard(sets.first().map(Vec::as_slice))?;
     let mut names = Names::default();
     for (i, source) in sources.into_iter().enumerate() {
         // A dual-stack node without an address of this family yet (slow DHCPv6/RA, an
@@ -173,11 +173,15 @@ pub fn build(inp: &Inputs<'_>) -> Result<Keepalived, BuildError> {
         let Some(source) = source else {
             conf.notes.push(format!(
                 "no interface holds an {} address for VIP set {i}: its instances are left out until one does",
-                family_of(&vips_of(s, i))
+                family_of(&sets[i])
             ));
             continue;
         };
-        cx.vip_set(&VipSet::new(&cx, i, source), &mut conf, &mut names);
+        cx.vip_set(
+            &VipSet::new(&cx, i, &sets[i], source),
+            &mut conf,
+            &mut names,
+        );
     }
     sync_groups(s, count, &mut conf, &names);
     conf.scripts = used_scripts(s, &conf);
@@ -249,11 +253,13 @@ impl<'a> Context<'a> {
 
     /// Upstream's guard: every non-bootstrap role, on the first VIP family only, counting the
     /// backends upstream lists (a single master can never have two: SNO, PR #394, is exempt).
-    fn guard(&self, count: usize) -> Result<(), BuildError> {
-        if !self.unicast || self.bootstrap || self.s.topology == "SingleReplica" || count == 0 {
+    /// `first` is the first VIP set; without one there is nothing to guard.
+    fn guard(&self, first: Option<&[IpAddr]>) -> Result<(), BuildError> {
+        let Some(first) = first else { return Ok(()) };
+        if !self.unicast || self.bootstrap || self.s.topology == "SingleReplica" {
             return Ok(());
         }
-        let known = known_backends(self.inp, &vips_of(self.s, 0), &self.masters)
+        let known = known_backends(self.inp, first, &self.masters)
             + usize::from(self.lone_master_placeholder);
         if known < 2 {
             return Err(BuildError::TooFewBackends(known));
@@ -344,13 +350,17 @@ struct VipSet {
 }
 
 impl VipSet {
-    fn new(cx: &Context<'_>, index: usize, (interface, source): (String, IpAddr)) -> Self {
-        let vips = vips_of(cx.s, index);
+    fn new(
+        cx: &Context<'_>,
+        index: usize,
+        vips: &[IpAddr],
+        (interface, source): (String, IpAddr),
+    ) -> Self {
         // The machine network: a DHCPv6 /128 host stands for its /64 (upstream), or no peer
         // of a /128 worker is ever inside it and every worker takes the ingress VIP.
         let machine = find_interface(cx.inp.snapshot, vips[0], Lookup::Subnet)
             .map(|h| h.address.host_network());
-        let address_of = |p: &Peer| peer_address(p, &vips, machine, source).map(go_text);
+        let address_of = |p: &Peer| peer_address(p, vips, machine, source).map(go_text);
         let mut backends: Vec<String> = cx.masters.iter().copied().filter_map(address_of).collect();
         if cx.lone_master_placeholder {
             backends.push(placeholder(vips[0]));

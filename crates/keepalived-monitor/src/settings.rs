@@ -188,7 +188,8 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
         None => format!("--{key}"),
     };
     let cluster_name = cluster_name(args, &cfg, &origin)?;
-    let (api_vips, ingress_vips) = vips(args, &cfg, &origin)?;
+    let user_managed_lb = cfg.user_managed_lb.unwrap_or(false);
+    let (api_vips, ingress_vips) = vips(args, &cfg, user_managed_lb, &origin)?;
     let role = args.role.or(cfg.role).unwrap_or(Role::Master);
     let reload = reload(args, &cfg, role, &origin)?;
     let keepalived_dir = cfg
@@ -222,7 +223,7 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
         keepalived_run_dir: cfg
             .keepalived_run_dir
             .unwrap_or_else(|| "/run/keepalived".into()),
-        user_managed_lb: cfg.user_managed_lb.unwrap_or(false),
+        user_managed_lb,
         scripts,
     })
 }
@@ -232,6 +233,7 @@ pub fn resolve(args: &SettingsArgs, default_config: &Path) -> Result<Settings, U
 fn vips(
     args: &SettingsArgs,
     cfg: &ConfigFile,
+    user_managed_lb: bool,
     origin: &dyn Fn(&str) -> String,
 ) -> Result<(Vec<IpAddr>, Vec<IpAddr>), UsageError> {
     let pick = |flags: &Vec<IpAddr>, file: &Option<Vec<IpAddr>>| {
@@ -254,7 +256,7 @@ fn vips(
     }
     // With the user's load balancer keepalived has nothing to do (the daemon exits at start), so
     // a node with no VIP at all (vSphere UPI, where MCO's templates find none) is valid.
-    if !cfg.user_managed_lb.unwrap_or(false) && api_vips.is_empty() && ingress_vips.is_empty() {
+    if !user_managed_lb && api_vips.is_empty() && ingress_vips.is_empty() {
         return Err(UsageError(format!(
             "no API or ingress VIP configured ({}, {})",
             origin("api-vips"),

@@ -257,8 +257,8 @@ fn a_bond_that_does_not_forward_in_time_is_rolled_back() {
     // How soon LACP itself renegotiates varies from run to run (once it was within the
     // activation, and even a 0 s timeout passed), so the switch, not the timing, makes the new
     // uplink silent past the 3 s the node waits: the conversion must fail and roll back. The
-    // switch waits for the apply's end, not for the node IP's round trip off bond0 and back:
-    // a helper slowed by a loaded machine could miss that round trip and keep the switch down.
+    // helper waits for states that stay (a log line, the apply's end), so a helper slowed by a
+    // loaded machine is late but never stuck.
     node.sh(
         "mkdir -p /etc/ovs-bridge-configurator
          echo 'forwarding-timeout-secs = 3' > /etc/ovs-bridge-configurator/config.toml

@@ -214,7 +214,7 @@ pub fn convert(node: &mut RealKernelNode, bin: &str) -> Conversion {
          mkdir -p /run/nodeip-configuration
          printf {NODE_IP} > /run/nodeip-configuration/primary-ip
          rm -f /run/x/apply.done /run/x/stuck.txt
-         {STUCK}
+         {stuck}
          t0=$EPOCHREALTIME
          {bin} apply --retry-interval-secs 0 > /run/x/apply.log 2>&1
          rc=$?
@@ -225,7 +225,8 @@ pub fn convert(node: &mut RealKernelNode, bin: &str) -> Conversion {
          else
              first=0 t2=$(await_gateway 30)
          fi
-         echo "$rc $t0 $t1 $t2 $first""#
+         echo "$rc $t0 $t1 $t2 $first""#,
+        stuck = stuck()
     );
     let out = node.sh(&script).unwrap();
     let f: Vec<&str> = out.split_whitespace().collect();
@@ -240,20 +241,31 @@ pub fn convert(node: &mut RealKernelNode, bin: &str) -> Conversion {
     }
 }
 
+/// What a node whose uplink does not forward knows (shell, to standard output): both ends' bond
+/// and LACP state, OVS's bridges, datapath flows and MAC table, the node's and the switch's
+/// addresses, routes, neighbours and the switch's forwarding table.
+pub const FORWARDING_STATE: &str = r#"for c in 'date -u +%T.%N' 'cat /proc/net/bonding/bond0' \
+    'ip netns exec sw cat /proc/net/bonding/swb' 'ovs-vsctl show' 'ovs-dpctl show' \
+    'ovs-appctl fdb/show br-ex' 'ovs-appctl dpctl/dump-flows' 'ovs-ofctl dump-ports br-ex' \
+    'ip -br addr' 'ip -s link' 'ip neigh' 'ip route' 'ip -n sw neigh' \
+    'bridge -n sw fdb show br sw0' 'ip -n sw -s link'; do
+    echo "--- $c"; $c 2>&1
+done"#;
+
 /// In the background of a conversion: when `apply` is still running 20 s in (a good one returns
 /// well before; one whose probes wait for a gateway that does not answer through br-ex does not),
-/// what the bond, the datapath, OVS's MAC table and the switch know then, into `stuck.txt`.
-const STUCK: &str = r#"(
+/// [`FORWARDING_STATE`] then, into `stuck.txt`.
+fn stuck() -> String {
+    format!(
+        "(
     for _ in $(seq 200); do [ -e /run/x/apply.done ] && exit; sleep 0.1; done
-    {
-        for c in 'cat /proc/net/bonding/bond0' 'ovs-dpctl show' 'ovs-appctl fdb/show br-ex' \
-            'ovs-appctl dpctl/dump-flows' 'ovs-ofctl dump-ports br-ex' 'ip -s link' 'ip neigh' \
-            'ip route' 'ip -n sw neigh' 'bridge -n sw fdb show br sw0' 'ip -n sw -s link'; do
-            echo "--- $c"; $c 2>&1
-        done
-    } > /run/x/stuck.tmp
+    {{
+        {FORWARDING_STATE}
+    }} > /run/x/stuck.tmp
     mv /run/x/stuck.tmp /run/x/stuck.txt
-) &"#;
+) &"
+    )
+}
 
 /// Switch-side netem on the given switch ports: a slow link, `delay_ms` each way.
 pub fn slow_ports(ports: &[u8], delay_ms: u32) -> String {
